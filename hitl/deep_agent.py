@@ -1,0 +1,85 @@
+"""Build a Deep Agent whose every agent and subagent is gated by its own `ApprovalGate`.
+
+`create_deep_agent(interrupt_on=...)` would add the stock middleware; we pass our gate in
+`middleware=` instead, and give the general-purpose subagent the parent's gate explicitly,
+because a custom gate is not inherited by it on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from deepagents import SubAgent, create_deep_agent
+from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
+
+from hitl.gate import ApprovalGate
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.types import Checkpointer
+
+    from hitl.contracts import InterruptMode
+    from hitl.policy import Policy
+
+
+@dataclass(frozen=True)
+class SubagentSpec:
+    """A subagent: its tools and its own policy (which replaces the parent's)."""
+
+    name: str
+    description: str
+    system_prompt: str
+    tools: Sequence[BaseTool]
+    policy: Policy
+
+
+def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
+    name: str,
+    *,
+    model: BaseChatModel,
+    system_prompt: str,
+    tools: Sequence[BaseTool],
+    policy: Policy,
+    subagents: Sequence[SubagentSpec] = (),
+    interrupt_mode: InterruptMode = "batched",
+    checkpointer: Checkpointer | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """A Deep Agent named `name` whose tools and subagents all follow their policies."""
+
+    def gate(agent: str, agent_tools: Sequence[BaseTool], agent_policy: Policy) -> ApprovalGate:
+        return ApprovalGate(agent, agent_policy, agent_tools, interrupt_mode=interrupt_mode)
+
+    general_purpose: SubAgent = {
+        "name": GENERAL_PURPOSE_SUBAGENT["name"],
+        "description": GENERAL_PURPOSE_SUBAGENT["description"],
+        "system_prompt": GENERAL_PURPOSE_SUBAGENT["system_prompt"],
+        "tools": list(tools),
+        "middleware": [gate(GENERAL_PURPOSE_SUBAGENT["name"], tools, policy)],
+    }
+    specs: list[SubAgent] = [
+        general_purpose,
+        *(
+            SubAgent(
+                name=spec.name,
+                description=spec.description,
+                system_prompt=spec.system_prompt,
+                tools=list(spec.tools),
+                middleware=[gate(spec.name, spec.tools, spec.policy)],
+            )
+            for spec in subagents
+        ),
+    ]
+    return create_deep_agent(
+        model,
+        list(tools),
+        system_prompt=system_prompt,
+        middleware=[gate(name, tools, policy)],
+        subagents=specs,
+        checkpointer=checkpointer,
+        name=name,
+    )

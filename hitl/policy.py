@@ -1,0 +1,102 @@
+"""Approval policy: which tool calls pause, what a reviewer may decide, and who may decide.
+
+A policy is data an agent hands to `ApprovalGate`; it never runs tools. Building a gate
+checks the policy against the agent's tools, so a typo can never silently turn a gate off.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hitl.contracts import Decider, DecisionType
+
+ArgsPredicate = Callable[[Mapping[str, Any]], bool]
+Describer = Callable[[str, Mapping[str, Any]], str]
+
+DECISION_TYPES: frozenset[DecisionType] = frozenset({"approve", "edit", "reject", "respond"})
+
+BUILTIN_TOOLS = frozenset(
+    {"write_todos", "ls", "read_file", "write_file", "edit_file", "glob", "grep", "execute", "task"}
+)
+"""Tools every Deep Agent gets from its middleware, which a policy may gate as well."""
+
+
+@dataclass(frozen=True)
+class ToolGate:
+    """How one tool is reviewed.
+
+    Attributes:
+        allowed_decisions: what a reviewer may answer.
+        when: pause only when this returns True for the call's args (always when None).
+            It must give the same answer for the same args: it runs again on resume.
+        description: the text a reviewer reads, static or built from the call.
+        decider: who may answer, fixed or chosen from the call's args.
+    """
+
+    allowed_decisions: tuple[DecisionType, ...]
+    when: ArgsPredicate | None = None
+    description: str | Describer | None = None
+    decider: Decider | Callable[[Mapping[str, Any]], Decider] = "reviewer"
+
+    def __post_init__(self) -> None:
+        """Refuse an empty or misspelled list of decisions."""
+        unknown = set(self.allowed_decisions) - DECISION_TYPES
+        if not self.allowed_decisions or unknown:
+            msg = (
+                f"allowed_decisions must be a non-empty subset of {sorted(DECISION_TYPES)} "
+                f"(got {list(self.allowed_decisions)})"
+            )
+            raise ValueError(msg)
+
+    def pauses(self, args: Mapping[str, Any]) -> bool:
+        """Whether a call with `args` waits for a person; unreadable args always do."""
+        if self.when is None:
+            return True
+        try:
+            return bool(self.when(args))
+        except (TypeError, ValueError, KeyError):
+            return True
+
+    def required_role(self, args: Mapping[str, Any]) -> Decider:
+        """Who may answer a call with `args`; unreadable args need a supervisor."""
+        if isinstance(self.decider, str):
+            return self.decider
+        try:
+            return self.decider(args)
+        except (TypeError, ValueError, KeyError):
+            return "supervisor"
+
+    def describe(self, name: str, args: Mapping[str, Any], prefix: str) -> str:
+        """The text a reviewer reads for this call."""
+        if callable(self.description):
+            try:
+                return self.description(name, args)
+            except (TypeError, ValueError, KeyError):
+                pass
+        elif self.description:
+            return self.description
+        return f"{prefix}\n\nTool: {name}\nArgs: {json.dumps(dict(args), sort_keys=True, default=str)}"
+
+
+Policy = Mapping[str, ToolGate]
+"""Tool name to its gate; tools not named run without a person."""
+
+
+def check_policy(agent: str, policy: Policy, tool_names: Iterable[str]) -> None:
+    """Fail loudly when `policy` names a tool that `agent` does not have.
+
+    Raises:
+        ValueError: naming the agent, the unknown tools and the tools it has.
+    """
+    available = set(tool_names) | BUILTIN_TOOLS
+    unknown = sorted(set(policy) - available)
+    if unknown:
+        msg = (
+            f"Policy for agent {agent!r} names tools it does not have: {', '.join(unknown)}. "
+            f"Its tools are: {', '.join(sorted(available))}."
+        )
+        raise ValueError(msg)

@@ -1,0 +1,4 @@
+"""The offline scripted chat model and the requests it understands.
+
+Deterministic and network-free, so every agent runs in tests and demos without a key.
+"""

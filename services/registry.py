@@ -1,0 +1,33 @@
+"""One bundle of business services over one database, built once per process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hitl.settings import get_settings
+from services.database import connect
+from services.mail import Outbox
+from services.orders import OrderBook
+from services.payments import Payments
+
+
+@dataclass(frozen=True)
+class Services:
+    """The business systems the tools act on."""
+
+    orders: OrderBook
+    payments: Payments
+    outbox: Outbox
+
+    @classmethod
+    def open(cls, database_url: str) -> Services:
+        """Connect to `database_url` (creating and seeding it) and build every service."""
+        engine = connect(database_url)
+        return cls(orders=OrderBook(engine), payments=Payments(engine), outbox=Outbox(engine))
+
+
+@lru_cache(maxsize=1)
+def default_services() -> Services:
+    """The services over the database named by the settings."""
+    return Services.open(get_settings().resolved_database_url)

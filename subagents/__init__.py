@@ -1,0 +1,1 @@
+"""Declarative subagent specs, one module each, each with its own approval policy."""

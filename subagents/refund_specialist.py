@@ -1,0 +1,27 @@
+"""`refund_specialist`: a subagent that only handles refunds, and asks before every one."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hitl.deep_agent import SubagentSpec
+from hitl.policies.support import refund_specialist_policy
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+    from hitl.settings import Settings
+
+NAME = "refund_specialist"
+REFUND_TOOLS = ("get_order", "get_refund_policy", "issue_refund")
+
+
+def refund_specialist(tools: list[BaseTool], settings: Settings) -> SubagentSpec:
+    """The spec, using the refund tools out of the parent's `tools`."""
+    return SubagentSpec(
+        name=NAME,
+        description="Handles refunds carefully; every refund it issues is reviewed by a person.",
+        system_prompt="You issue refunds. Check the order and the policy first, then refund.",
+        tools=[t for t in tools if t.name in REFUND_TOOLS],
+        policy=refund_specialist_policy(settings),
+    )

@@ -1,0 +1,46 @@
+"""In-process agents with `InMemorySaver`, each over its own business database."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from agents import support
+from hitl.settings import Settings
+
+
+@dataclass
+class Conversation:
+    """One thread of an in-process agent, driven like a client would."""
+
+    graph: Any
+    thread_id: str
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.thread_id}}
+
+    def say(self, text: str) -> Any:
+        return self.graph.invoke({"messages": [{"role": "user", "content": text}]}, self.config, version="v2")
+
+    def resume(self, answer: Any) -> Any:
+        return self.graph.invoke(Command(resume=answer), self.config, version="v2")
+
+    def last_words(self) -> str:
+        return self.graph.get_state(self.config).values["messages"][-1].text
+
+
+@pytest.fixture
+def support_agent(services):
+    """A `support` graph over the test's database, with default limits."""
+    graph = support.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings())
+
+    def new_conversation() -> Conversation:
+        return Conversation(graph, str(uuid.uuid4()))
+
+    return new_conversation

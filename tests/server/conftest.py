@@ -1,0 +1,144 @@
+"""One real `langgraph dev` for the server tests, on a free loopback port, outside the work tree.
+
+Started once per session from a temporary directory (its `.langgraph_api/` and data land
+there), checked on its own port, and stopped by PID.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from services.registry import Services
+from tests.conftest import add_order
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGGRAPH = Path(sys.executable).parent / "langgraph"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class DevServer:
+    """A running `langgraph dev` and the business database behind it."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    database_url: str
+    log: Path
+
+    @property
+    def services(self) -> Services:
+        return Services.open(self.database_url)
+
+
+def start_dev_server(workdir: Path, env_overrides: dict[str, str] | None = None) -> DevServer:
+    """Start `langgraph dev` in `workdir` and wait for `/ok` on the port it was given."""
+    port = free_port()
+    data = workdir / "data"
+    env = {
+        **os.environ,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "DATA_DIR": str(data),
+        "MODEL": "scripted",
+        **(env_overrides or {}),
+    }
+    env.pop("OPENAI_API_KEY", None)
+    log = workdir / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                str(LANGGRAPH),
+                "dev",
+                "--config",
+                str(ROOT / "langgraph.json"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-browser",
+                "--no-reload",
+                "--n-jobs-per-worker",
+                "10",
+            ],
+            cwd=workdir,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    else:
+        stop(process)
+        pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
+    database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
+    return DevServer(url=url, process=process, database_url=database_url, log=log)
+
+
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    """Stop our server (its whole process group) by PID."""
+    if process.poll() is None:
+        os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> Iterator[DevServer]:
+    """The session's `langgraph dev`."""
+    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev"))
+    try:
+        yield running
+    finally:
+        stop(running.process)
+
+
+@pytest.fixture(scope="session")
+def server_services(server) -> Services:
+    """The business services behind the session's server, to check its side effects."""
+    return server.services
+
+
+@pytest.fixture
+def server_order(server_services):
+    """Insert a fresh order into the server's database; returns its id."""
+    return lambda amount: add_order(server_services, amount)
+
+
+@pytest.fixture
+async def client(server):
+    """A `langgraph-sdk` client of the session's server, closed after the test."""
+    async with get_client(url=server.url) as sdk:
+        yield sdk
