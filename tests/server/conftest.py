@@ -137,8 +137,43 @@ def server_order(server_services):
     return lambda amount: add_order(server_services, amount)
 
 
+DEV_TOKENS = {
+    "requester1": "dev-requester1",
+    "requester2": "dev-requester2",
+    "reviewer1": "dev-reviewer1",
+    "supervisor1": "dev-supervisor1",
+}
+"""The dev users of `.env.example` and their bearer tokens."""
+
+
 @pytest.fixture
-async def client(server):
-    """A `langgraph-sdk` client of the session's server, closed after the test."""
-    async with get_client(url=server.url) as sdk:
-        yield sdk
+async def client_as(server):
+    """`client_as("reviewer1")`: a `langgraph-sdk` client acting as that dev user."""
+    opened = []
+
+    def make(user: str):
+        sdk = get_client(url=server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
+        opened.append(sdk)
+        return sdk
+
+    yield make
+    for sdk in opened:
+        await sdk.aclose()
+
+
+@pytest.fixture
+def requester(client_as):
+    """requester1: starts conversations and owns their threads."""
+    return client_as("requester1")
+
+
+@pytest.fixture
+def reviewer(client_as):
+    """reviewer1: may decide gated calls up to the supervisor limit."""
+    return client_as("reviewer1")
+
+
+@pytest.fixture
+def supervisor(client_as):
+    """supervisor1: may decide everything."""
+    return client_as("supervisor1")

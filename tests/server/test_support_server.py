@@ -11,10 +11,10 @@ from hitl.scripted import phrases
 pytestmark = pytest.mark.server
 
 
-async def start(client, text: str) -> tuple[str, dict]:
+async def start(client, text: str, agent: str = "support") -> tuple[str, dict]:
     thread = await client.threads.create()
     await client.runs.wait(
-        thread["thread_id"], "support", input={"messages": [{"role": "user", "content": text}]}
+        thread["thread_id"], agent, input={"messages": [{"role": "user", "content": text}]}
     )
     return thread["thread_id"], await client.threads.get(thread["thread_id"])
 
@@ -25,41 +25,43 @@ def pending_of(thread: dict) -> dict:
     return interrupts[0]
 
 
-async def test_approve_through_the_server_refunds_once(client, server_order, server_services):
+async def test_approve_through_the_server_refunds_once(requester, supervisor, server_order, server_services):
     """approve: the pending refund is visible in threads.get, then written exactly once."""
     order_id = server_order(450)
-    thread_id, thread = await start(client, phrases.refund_in_full(order_id))
+    thread_id, thread = await start(requester, phrases.refund_in_full(order_id))
     assert thread["status"] == "interrupted"
     pending = pending_of(thread)
     action = pending["value"]["action_requests"][0]
     assert (action["name"], action["args"]["amount"]) == ("issue_refund", 450.0)
     assert server_services.payments.refunds_for(order_id) == []
 
-    result = await client.runs.wait(
+    result = await supervisor.runs.wait(
         thread_id, "support", command={"resume": {"decisions": [{"type": "approve"}]}}
     )
 
     assert f"Refunded 450 on order {order_id}" in result["messages"][-1]["content"]
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
-    assert (await client.threads.get(thread_id))["status"] == "idle"
+    assert (await requester.threads.get(thread_id))["status"] == "idle"
 
 
-async def test_edit_through_the_server_refunds_the_edited_amount(client, server_order, server_services):
+async def test_edit_through_the_server_refunds_the_edited_amount(
+    requester, supervisor, server_order, server_services
+):
     """edit: the reviewer's 120 is refunded, not the requested 400."""
     order_id = server_order(400)
-    thread_id, _ = await start(client, phrases.refund_in_full(order_id))
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     edit = {"name": "issue_refund", "args": {"order_id": order_id, "amount": 120, "reason": "Partial"}}
-    await client.runs.wait(
+    await supervisor.runs.wait(
         thread_id, "support", command={"resume": {"decisions": [{"type": "edit", "edited_action": edit}]}}
     )
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [120.0]
 
 
-async def test_reject_through_the_server_writes_nothing(client, server_order, server_services):
+async def test_reject_through_the_server_writes_nothing(requester, supervisor, server_order, server_services):
     """reject: no refund, and the final answer carries the reason."""
     order_id = server_order(300)
-    thread_id, _ = await start(client, phrases.refund_in_full(order_id))
-    result = await client.runs.wait(
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    result = await supervisor.runs.wait(
         thread_id,
         "support",
         command={"resume": {"decisions": [{"type": "reject", "message": "Outside the 30 days"}]}},
@@ -68,21 +70,23 @@ async def test_reject_through_the_server_writes_nothing(client, server_order, se
     assert "Outside the 30 days" in result["messages"][-1]["content"]
 
 
-async def test_interrupts_survive_a_json_round_trip(client, server_order):
+async def test_interrupts_survive_a_json_round_trip(requester, server_order):
     """contracts: the pending interrupt, as the server returns it, is plain JSON with its schema."""
-    _, thread = await start(client, phrases.refund_in_full(server_order(777)))
+    _, thread = await start(requester, phrases.refund_in_full(server_order(777)))
     pending = pending_of(thread)
     assert json.loads(json.dumps(pending)) == pending
     assert pending["value"]["review_configs"][0]["required_role"] == "supervisor"
     assert pending["response_schema"]["properties"]["decisions"]["minItems"] == 1
 
 
-async def test_a_small_refund_streams_to_the_end_without_a_pause(client, server_order, server_services):
+async def test_a_small_refund_streams_to_the_end_without_a_pause(
+    requester, supervisor, server_order, server_services
+):
     """streaming: a 59 refund streams its tool call and finishes without an interrupt."""
     order_id = server_order(59)
-    thread = await client.threads.create()
+    thread = await requester.threads.create()
     streamed_calls = []
-    async for chunk in client.runs.stream(
+    async for chunk in requester.runs.stream(
         thread["thread_id"],
         "support",
         input={"messages": [{"role": "user", "content": phrases.refund_amount(59, order_id)}]},
@@ -92,4 +96,4 @@ async def test_a_small_refund_streams_to_the_end_without_a_pause(client, server_
             streamed_calls += [c["name"] for c in chunk.data[0].get("tool_calls") or []]
     assert "issue_refund" in streamed_calls
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [59.0]
-    assert (await client.threads.get(thread["thread_id"]))["status"] == "idle"
+    assert (await requester.threads.get(thread["thread_id"]))["status"] == "idle"
