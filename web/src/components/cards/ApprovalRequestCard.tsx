@@ -1,0 +1,33 @@
+/** A sign-off asked by `request_approval`: approve or deny, with a reason. */
+import { useState } from "react";
+import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+import { CardFrame } from "./CardFrame";
+
+type ApprovalItem = Extract<PendingApproval, { kind: "approval_request" }>;
+
+export function ApprovalRequestCard(props: { item: ApprovalItem; submit: Approvals["submit"]; busy: boolean }) {
+  const { item, submit, busy } = props;
+  const [reason, setReason] = useState("");
+  const disabled = busy || item.status.phase === "sending";
+  const answer = (approved: boolean) => void submit(item.id, { approved, reason: reason.trim() });
+  return (
+    <CardFrame kind={item.kind} interruptId={item.id} title={item.value.action} agent={item.value.agent} status={item.status}>
+      <p>{item.value.message}</p>
+      <textarea
+        data-testid="approval-reason"
+        placeholder="Reason"
+        value={reason}
+        disabled={disabled}
+        onChange={(event) => setReason(event.target.value)}
+      />
+      <div className="row decisions">
+        <button type="button" className="primary" disabled={disabled} data-testid="approval-approve" onClick={() => answer(true)}>
+          Approve
+        </button>
+        <button type="button" className="danger" disabled={disabled} data-testid="approval-deny" onClick={() => answer(false)}>
+          Deny
+        </button>
+      </div>
+    </CardFrame>
+  );
+}

@@ -1,0 +1,82 @@
+/** A batched request: one card per action; the batch is sent once every action is decided. */
+import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+import { DecisionControls } from "../DecisionControls";
+import { Json } from "../Json";
+import { CardFrame } from "./CardFrame";
+
+type Batched = Extract<PendingApproval, { kind: "batched" }>;
+type Verbs = Pick<Approvals, "approve" | "edit" | "reject" | "respond" | "undo">;
+
+function describeDraft(draft: NonNullable<Batched["actions"][number]["draft"]>): string {
+  if (draft.type === "reject" || draft.type === "respond") {
+    return draft.message ? `${draft.type}: ${draft.message}` : draft.type;
+  }
+  return draft.type;
+}
+
+export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verbs: Verbs; busy: boolean }) {
+  const decided = item.actions.filter((a) => a.draft !== undefined).length;
+  const disabled = busy || item.status.phase === "sending";
+  return (
+    <CardFrame
+      kind={item.kind}
+      interruptId={item.id}
+      title={`${item.actions.length} tool call${item.actions.length === 1 ? "" : "s"} need approval`}
+      agent={item.value.agent}
+      status={item.status}
+    >
+      <p className="muted" data-testid="batch-progress">
+        {decided} of {item.actions.length} decided — sent together when all are decided
+      </p>
+      {item.actions.map((action) => {
+        const target = { interruptId: item.id, actionIndex: action.index };
+        return (
+          <article
+            key={action.index}
+            className="action"
+            data-testid="action-card"
+            data-index={action.index}
+            data-tool={action.request.name}
+            data-decided={action.draft ? action.draft.type : ""}
+          >
+            <header>
+              <code data-testid="action-tool">{action.request.name}</code>
+              <span className="agent">by {action.request.agent}</span>
+              {action.requiredRole && <span className="role">needs {action.requiredRole}</span>}
+            </header>
+            <p>{action.request.description}</p>
+            <Json value={action.request.args} testId="action-args" />
+            {action.draft ? (
+              <div className="row">
+                <span className="draft" data-testid="action-draft">
+                  Decided: {describeDraft(action.draft)}
+                </span>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={disabled}
+                  data-testid="action-undo"
+                  onClick={() => verbs.undo(target)}
+                >
+                  Change
+                </button>
+              </div>
+            ) : (
+              <DecisionControls
+                allowed={action.allowed}
+                args={action.request.args}
+                argsSchema={action.editArgsSchema}
+                disabled={disabled}
+                idPrefix={`rjsf_${item.id}_${action.index}`}
+                onApprove={() => void verbs.approve(target)}
+                onEdit={(args) => void verbs.edit(target, args)}
+                onReject={(message) => void verbs.reject(target, message)}
+                onRespond={(message) => void verbs.respond(target, message)}
+              />
+            )}
+          </article>
+        );
+      })}
+    </CardFrame>
+  );
+}

@@ -1,0 +1,31 @@
+/** A tool's own form (e.g. flight booking), generated from the interrupt's response_schema. */
+import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+import { Json } from "../Json";
+import { SchemaForm } from "../SchemaForm";
+import { CardFrame } from "./CardFrame";
+
+type FormItem = Extract<PendingApproval, { kind: "form" }>;
+
+export function FormCard({ item, submit, busy }: { item: FormItem; submit: Approvals["submit"]; busy: boolean }) {
+  const { value, responseSchema } = item;
+  return (
+    <CardFrame kind={item.kind} interruptId={item.id} title={value.title} agent={value.agent} status={item.status}>
+      <p className="muted">form: {value.form}</p>
+      {value.context && <Json value={value.context} testId="form-context" />}
+      {responseSchema ? (
+        <SchemaForm
+          schema={responseSchema}
+          disabled={busy || item.status.phase === "sending"}
+          idPrefix={`rjsf_${item.id}`}
+          submitLabel="Submit"
+          submitTestId="form-submit"
+          onSubmit={(data) => void submit(item.id, data)}
+        />
+      ) : (
+        <p className="muted" data-testid="form-schema-missing">
+          {item.schemaLoading ? "Loading form…" : "This form published no response schema."}
+        </p>
+      )}
+    </CardFrame>
+  );
+}

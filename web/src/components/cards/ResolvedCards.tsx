@@ -1,0 +1,57 @@
+/** Read-only cards of answered interrupts: audit receipts, and decisions awaiting theirs. */
+import type { ApprovalReceipt, AuditRecord } from "../../contracts/generated";
+import type { SentDecision } from "../../hooks/useApprovals";
+import { formatTime, Json } from "../Json";
+
+export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
+  const edited = receipt.final_args && JSON.stringify(receipt.final_args) !== JSON.stringify(receipt.requested_args);
+  return (
+    <section
+      className={`card resolved decision-${receipt.decision}`}
+      data-testid="receipt-card"
+      data-interrupt-id={receipt.interrupt_id}
+      data-tool-call-id={receipt.tool_call_id}
+      data-decision={receipt.decision}
+    >
+      <header>
+        <strong data-testid="receipt-decision">{receipt.decision}</strong>
+        {receipt.tool && <code>{receipt.tool}</code>}
+        {receipt.agent && <span className="agent">asked by {receipt.agent}</span>}
+      </header>
+      <p className="muted" data-testid="receipt-reviewer">
+        by {receipt.reviewer}
+        {receipt.roles.length ? ` (${receipt.roles.join(", ")})` : ""} at {formatTime(receipt.decided_at)}
+      </p>
+      {receipt.message && <p data-testid="receipt-message">“{receipt.message}”</p>}
+      {receipt.final_args ? (
+        <>
+          <p className="muted">{edited ? "final args (edited)" : "final args"}</p>
+          <Json value={receipt.final_args} testId="receipt-final-args" />
+        </>
+      ) : (
+        receipt.requested_args && <Json value={receipt.requested_args} testId="receipt-requested-args" />
+      )}
+    </section>
+  );
+}
+
+export function SentCard({ sent }: { sent: SentDecision }) {
+  return (
+    <section className="card resolved" data-testid="sent-card" data-interrupt-id={sent.interruptId}>
+      <header>
+        <strong>Decision sent</strong>
+        <span className="muted">at {formatTime(sent.sentAt)}, waiting for the audit record</span>
+      </header>
+      <Json value={sent.answer} />
+    </section>
+  );
+}
+
+export function RefusalRecord({ record }: { record: AuditRecord }) {
+  return (
+    <li className="refusal" data-testid="refusal-record" data-interrupt-id={record.interrupt_id}>
+      <span className="muted">{formatTime(record.decided_at)}</span> {record.reviewer} tried to answer{" "}
+      <code>{record.tool}</code>: <span className="error-text">{record.refusal ?? "refused"}</span>
+    </li>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * What a pending-interrupt card shows: the classified interrupt plus its card status, the
+ * decisions each action allows, the edit-args schema and, for a batch, the decisions
+ * collected so far. Pure; `useApprovals()` builds these on every change.
+ */
+import type {
+  ActionRequest,
+  ApprovalRequest,
+  BatchedApprovalRequest,
+  Decision,
+  DecisionType,
+  FormRequest,
+  ToolApprovalRequest,
+} from "../contracts/generated";
+import type { ClassifiedInterrupt } from "../interrupts/guards";
+import {
+  allowedDecisionsFromSchema,
+  batchedDecisionNode,
+  editArgsSchema,
+  type JsonSchema,
+} from "../interrupts/responseSchema";
+
+export type CardStatus =
+  | { phase: "idle" }
+  | { phase: "sending" }
+  | { phase: "error"; message: string };
+
+export const IDLE: CardStatus = { phase: "idle" };
+
+export interface ActionView {
+  index: number;
+  request: ActionRequest;
+  allowed: DecisionType[];
+  requiredRole: string | null;
+  editArgsSchema: JsonSchema | null;
+  draft: Decision | undefined;
+}
+
+interface PendingBase {
+  id: string;
+  status: CardStatus;
+  /** Still reading the interrupt's response_schema from thread state. */
+  schemaLoading: boolean;
+}
+
+export type PendingApproval =
+  | (PendingBase & { kind: "batched"; value: BatchedApprovalRequest; actions: ActionView[] })
+  | (PendingBase & {
+      kind: "tool_approval";
+      value: ToolApprovalRequest;
+      allowed: DecisionType[];
+      editArgsSchema: JsonSchema | null;
+    })
+  | (PendingBase & { kind: "form"; value: FormRequest; responseSchema: JsonSchema | null })
+  | (PendingBase & { kind: "approval_request"; value: ApprovalRequest })
+  | (PendingBase & { kind: "unknown"; value: unknown });
+
+const FALLBACK_DECISIONS: DecisionType[] = ["approve", "reject"];
+
+function batchedActions(
+  item: Extract<ClassifiedInterrupt, { kind: "batched" }>,
+  schema: JsonSchema | null | undefined,
+  drafts: readonly (Decision | undefined)[] | undefined,
+): ActionView[] {
+  const { action_requests: requests, review_configs: configs } = item.value;
+  return requests.map((request, index) => {
+    const config =
+      configs[index]?.action_name === request.name
+        ? configs[index]
+        : configs.find((c) => c.action_name === request.name);
+    const node = schema ? batchedDecisionNode(schema, index) : null;
+    return {
+      index,
+      request,
+      allowed: config?.allowed_decisions ?? FALLBACK_DECISIONS,
+      requiredRole: config?.required_role ?? null,
+      editArgsSchema: schema && node ? editArgsSchema(schema, node) : null,
+      draft: drafts?.[index],
+    };
+  });
+}
+
+function toolApprovalAllowed(value: ToolApprovalRequest, schema: JsonSchema | null | undefined) {
+  if (value.allowed_decisions?.length) return value.allowed_decisions;
+  const fromSchema = schema ? allowedDecisionsFromSchema(schema) : [];
+  return fromSchema.length ? fromSchema : FALLBACK_DECISIONS;
+}
+
+interface CardState {
+  status: CardStatus;
+  /** The interrupt's response_schema: `undefined` while unknown, `null` when it has none. */
+  schema: JsonSchema | null | undefined;
+  schemaKnown: boolean;
+  drafts: readonly (Decision | undefined)[] | undefined;
+}
+
+export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): PendingApproval {
+  const { schema } = state;
+  const base = {
+    id: item.id,
+    status: state.status,
+    schemaLoading: item.kind !== "approval_request" && !state.schemaKnown,
+  };
+  switch (item.kind) {
+    case "batched":
+      return { ...base, ...item, actions: batchedActions(item, schema, state.drafts) };
+    case "tool_approval":
+      return {
+        ...base,
+        ...item,
+        allowed: toolApprovalAllowed(item.value, schema),
+        editArgsSchema: schema ? editArgsSchema(schema) : null,
+      };
+    case "form":
+      return { ...base, ...item, responseSchema: schema ?? null };
+    default:
+      return { ...base, ...item };
+  }
+}

@@ -1,0 +1,80 @@
+/** Pending approvals across threads, from `GET /inbox`, re-read every few seconds. */
+import { useCallback, useEffect, useState } from "react";
+import { describeError, getJson } from "../api/http";
+import { INBOX_POLL_MS } from "../config";
+import type { InboxItem, InboxPage } from "../contracts/generated";
+import { isRecord } from "../interrupts/guards";
+
+export interface InboxFilters {
+  agent: string;
+  tool: string;
+}
+
+function isInboxItem(value: unknown): value is InboxItem {
+  return (
+    isRecord(value) &&
+    typeof value.thread_id === "string" &&
+    typeof value.interrupt_id === "string" &&
+    typeof value.created_at === "string" &&
+    typeof value.age_seconds === "number" &&
+    typeof value.kind === "string"
+  );
+}
+
+function toPage(body: unknown): InboxPage {
+  if (!isRecord(body) || !Array.isArray(body.items)) throw new Error("unexpected /inbox answer");
+  return {
+    items: body.items.filter(isInboxItem),
+    next_cursor: typeof body.next_cursor === "string" && body.next_cursor ? body.next_cursor : null,
+  };
+}
+
+export function useInbox(token: string, filters: InboxFilters, pollMs = INBOX_POLL_MS) {
+  // cursors[i] is the cursor that fetches page i; page 0 has none.
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [page, setPage] = useState<InboxPage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const cursor = cursors[cursors.length - 1] ?? null;
+
+  useEffect(() => setCursors([null]), [filters.agent, filters.tool, token]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const query = new URLSearchParams({ limit: "50" });
+    if (cursor) query.set("cursor", cursor);
+    if (filters.agent) query.set("agent", filters.agent);
+    if (filters.tool) query.set("tool", filters.tool);
+    getJson(`/inbox?${query}`, token, { signal: abort.signal })
+      .then((body) => {
+        setPage(toPage(body));
+        setError(null);
+      })
+      .catch((err: unknown) => {
+        if (!abort.signal.aborted) setError(describeError(err));
+      });
+    const timer = setTimeout(() => setTick((n) => n + 1), pollMs);
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
+  }, [token, cursor, filters.agent, filters.tool, tick, pollMs]);
+
+  const next = useCallback(() => {
+    const nextCursor = page?.next_cursor;
+    if (nextCursor) setCursors((prev) => [...prev, nextCursor]);
+  }, [page]);
+  const previous = useCallback(() => setCursors((prev) => (prev.length > 1 ? prev.slice(0, -1) : prev)), []);
+  const refresh = useCallback(() => setTick((n) => n + 1), []);
+
+  return {
+    items: page?.items ?? [],
+    loaded: page !== null,
+    error,
+    pageNumber: cursors.length,
+    hasNext: Boolean(page?.next_cursor),
+    next,
+    previous,
+    refresh,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Approval receipts: who decided what, read from thread state (`approval_receipts`) and
+ * from `GET /audit/{thread_id}`. Decides which interrupts are already answered, so a
+ * reload never shows an answered approval as pending.
+ */
+import type { ApprovalReceipt, AuditRecord } from "../contracts/generated";
+import { isApprovalReceipt, isRecord, type ClassifiedInterrupt } from "./guards";
+
+export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
+  const list = isRecord(values) ? values.approval_receipts : undefined;
+  return Array.isArray(list) ? list.filter(isApprovalReceipt) : [];
+}
+
+/** Audit records that are receipts: refused attempts answer nothing. */
+export function acceptedRecords(records: AuditRecord[]): ApprovalReceipt[] {
+  return records
+    .filter((record) => record.outcome === "accepted")
+    .map(({ thread_id: _thread, outcome: _outcome, refusal: _refusal, ...receipt }) => receipt);
+}
+
+export const receiptKey = (r: ApprovalReceipt) => `${r.interrupt_id}|${r.tool_call_id}|${r.tool}`;
+
+/** Union of every source, one receipt per (interrupt, tool call), oldest first. */
+export function mergeReceipts(...sources: ApprovalReceipt[][]): ApprovalReceipt[] {
+  const byKey = new Map<string, ApprovalReceipt>();
+  for (const source of sources) {
+    for (const receipt of source) {
+      if (!byKey.has(receiptKey(receipt))) byKey.set(receiptKey(receipt), receipt);
+    }
+  }
+  return [...byKey.values()].sort((a, b) => a.decided_at.localeCompare(b.decided_at));
+}
+
+/** True when a receipt (or a decision this tab sent) already answers the interrupt. */
+export function isAnswered(
+  item: ClassifiedInterrupt,
+  receipts: ApprovalReceipt[],
+  sentIds: ReadonlySet<string>,
+): boolean {
+  if (sentIds.has(item.id)) return true;
+  return receipts.some(
+    (r) =>
+      r.interrupt_id === item.id ||
+      (item.kind === "tool_approval" && r.tool_call_id === item.value.tool_call_id),
+  );
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { perCallSchema } from "../test/fixtures";
+import { allowedDecisionsFromSchema, batchedDecisionNode, editArgsSchema } from "./responseSchema";
+
+describe("response_schema reading", () => {
+  it("lists the decisions of a discriminated union, through $refs", () => {
+    expect(allowedDecisionsFromSchema(perCallSchema)).toEqual(["approve", "edit", "reject"]);
+  });
+
+  it("a one-decision schema is a plain branch", () => {
+    const only = { properties: { type: { const: "respond", type: "string" }, message: { type: "string" } }, type: "object" };
+    expect(allowedDecisionsFromSchema(only)).toEqual(["respond"]);
+  });
+
+  it("finds the edit branch's args schema and keeps $defs for nested refs", () => {
+    const args = editArgsSchema(perCallSchema);
+    expect(args?.properties).toEqual({ path: { type: "string", title: "Path" } });
+    expect(args?.$defs).toBe(perCallSchema.$defs);
+    const noEdit = { ...perCallSchema, oneOf: [{ $ref: "#/$defs/ApproveDecision" }] };
+    expect(editArgsSchema(noEdit)).toBeNull();
+  });
+
+  it("reads a batched tuple schema position by position", () => {
+    const batchedSchema = {
+      $defs: perCallSchema.$defs,
+      properties: {
+        decisions: {
+          type: "array",
+          prefixItems: [{ oneOf: [{ $ref: "#/$defs/ApproveDecision" }] }, { oneOf: perCallSchema.oneOf }],
+        },
+      },
+    };
+    expect(allowedDecisionsFromSchema(batchedSchema, batchedDecisionNode(batchedSchema, 0))).toEqual(["approve"]);
+    expect(editArgsSchema(batchedSchema, batchedDecisionNode(batchedSchema, 1))?.required).toEqual(["path"]);
+    expect(batchedDecisionNode(batchedSchema, 2)).toBeNull();
+  });
+});

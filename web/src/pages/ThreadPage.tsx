@@ -1,0 +1,106 @@
+/** One conversation: its messages, pending approvals (as cards, by shape) and resolved ones. */
+import { Composer } from "../components/Composer";
+import { Conversation } from "../components/Conversation";
+import { InterruptCard } from "../components/cards/InterruptCard";
+import { ReceiptCard, RefusalRecord, SentCard } from "../components/cards/ResolvedCards";
+import { apiUrl } from "../config";
+import { useApprovals } from "../hooks/useApprovals";
+import { receiptKey } from "../interrupts/receipts";
+import { useThreadAssistant } from "../hooks/useThreadAssistant";
+import { replaceHash, threadHref } from "../router";
+
+interface ThreadPageProps {
+  threadId: string | null;
+  agent: string | null;
+  token: string;
+}
+
+export function ThreadPage({ threadId, agent, token }: ThreadPageProps) {
+  const { assistantId, error } = useThreadAssistant(threadId, agent, token, apiUrl());
+  if (error) {
+    return (
+      <p className="error" role="alert" data-testid="thread-error">
+        {error}
+      </p>
+    );
+  }
+  if (!assistantId) return <p className="muted">Opening thread…</p>;
+  return <ThreadView key={assistantId} threadId={threadId} assistantId={assistantId} token={token} />;
+}
+
+function ThreadView({ threadId, assistantId, token }: { threadId: string | null; assistantId: string; token: string }) {
+  const approvals = useApprovals({
+    apiUrl: apiUrl(),
+    token,
+    assistantId,
+    threadId,
+    onThreadId: (id) => replaceHash(threadHref(id, assistantId)),
+  });
+  const { pending, receipts, sent, refusals } = approvals;
+
+  return (
+    <div className="thread" data-testid="thread-page" data-thread-id={approvals.threadId ?? ""}>
+      <h2>
+        {approvals.threadId ? (
+          <>
+            Thread <code data-testid="thread-id">{approvals.threadId}</code> · {assistantId}
+          </>
+        ) : (
+          "New conversation"
+        )}
+        {approvals.isLoading && (
+          <span className="muted" data-testid="run-active">
+            {" "}
+            · running…
+          </span>
+        )}
+      </h2>
+      {approvals.streamError && (
+        <p className="error" role="alert" data-testid="stream-error">
+          {approvals.streamError}
+        </p>
+      )}
+      {approvals.isThreadLoading ? <p className="muted">Loading thread…</p> : <Conversation messages={approvals.messages} />}
+
+      {pending.length > 0 && (
+        <section className="pending-list" data-testid="pending-list">
+          <h3>Waiting for a decision ({pending.length})</h3>
+          {pending.map((item) => (
+            <InterruptCard key={item.id} item={item} approvals={approvals} busy={approvals.isLoading} />
+          ))}
+        </section>
+      )}
+
+      {(receipts.length > 0 || sent.length > 0) && (
+        <section className="resolved-list" data-testid="resolved-list">
+          <h3>Decided</h3>
+          {receipts.map((receipt) => (
+            <ReceiptCard key={receiptKey(receipt)} receipt={receipt} />
+          ))}
+          {sent.map((item) => (
+            <SentCard key={item.interruptId} sent={item} />
+          ))}
+        </section>
+      )}
+
+      {refusals.length > 0 && (
+        <section className="refusal-list" data-testid="refusal-list">
+          <h3>Refused attempts</h3>
+          <ul>
+            {refusals.map((record, index) => (
+              <RefusalRecord key={`${record.decided_at}|${index}`} record={record} />
+            ))}
+          </ul>
+        </section>
+      )}
+
+      <Composer
+        assistantId={assistantId}
+        canChooseAssistant={!approvals.threadId}
+        disabled={approvals.isLoading}
+        onAssistantChange={(next) => replaceHash(threadHref(null, next))}
+        onSend={(text) => void approvals.sendMessage(text)}
+      />
+    </div>
+  );
+}
