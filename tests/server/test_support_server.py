@@ -7,22 +7,10 @@ import json
 import pytest
 
 from hitl.scripted import phrases
+from tests.server.helpers import only_pending as pending_of
+from tests.server.helpers import start
 
 pytestmark = pytest.mark.server
-
-
-async def start(client, text: str, agent: str = "support") -> tuple[str, dict]:
-    thread = await client.threads.create()
-    await client.runs.wait(
-        thread["thread_id"], agent, input={"messages": [{"role": "user", "content": text}]}
-    )
-    return thread["thread_id"], await client.threads.get(thread["thread_id"])
-
-
-def pending_of(thread: dict) -> dict:
-    interrupts = [i for batch in thread["interrupts"].values() for i in batch]
-    assert len(interrupts) == 1, interrupts
-    return interrupts[0]
 
 
 async def test_approve_through_the_server_refunds_once(requester, supervisor, server_order, server_services):

@@ -1,0 +1,283 @@
+"""`hitl`: the reviewer's terminal client: inbox, show, approve, edit, reject, respond, answer, run.
+
+It talks to the server like every other client (bearer token, the same validated and
+authorised resume path) and builds resumes by tool call id (`hitl.resume`). Errors are one
+line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, NoReturn
+
+import httpx
+import typer
+from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
+from rich.console import Console
+from rich.table import Table
+
+from hitl.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
+
+app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+Url = Annotated[str, typer.Option(envvar="HITL_URL", help="Server address.")]
+Token = Annotated[str, typer.Option(envvar="HITL_TOKEN", help="Your bearer token.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+Call = Annotated[str | None, typer.Argument(help="Tool call id or tool name; optional if only one waits.")]
+Rest = Annotated[str | None, typer.Option(help="Decide the other calls of the same batch too: approve or reject.")]
+DEFAULT_URL = "http://127.0.0.1:2024"
+
+
+def fail(message: str) -> NoReturn:
+    """Print one clear line and exit 1."""
+    err.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(1)
+
+
+def connect(url: str, token: str) -> SyncLangGraphClient:
+    """A client of the server at `url`, acting with `token`."""
+    if not token:
+        fail("no token: pass --token or set HITL_TOKEN")
+    return get_sync_client(url=url, headers={"Authorization": f"Bearer {token}"})
+
+
+def server_error(error: httpx.HTTPError) -> NoReturn:
+    """Turn an HTTP error into the server's own one-line explanation."""
+    if isinstance(error, httpx.HTTPStatusError):
+        detail = " ".join(getattr(error, "__notes__", [])) or error.response.text
+        try:
+            detail = json.loads(detail).get("detail", detail)
+        except (ValueError, AttributeError):
+            pass
+        fail(f"{error.response.status_code}: {detail}")
+    fail(f"cannot reach the server: {error}")
+
+
+def emit(data: Any, as_json: bool) -> bool:  # noqa: ANN401, FBT001
+    """Print `data` as JSON when asked; returns whether it did."""
+    if as_json:
+        out.print_json(json.dumps(data, default=str))
+    return as_json
+
+
+@app.command()
+def inbox(
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    agent: Annotated[str | None, typer.Option(help="Only this agent or subagent.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    limit: int = 50,
+    as_json: AsJson = False,
+) -> None:
+    """List the pending approvals you may decide, oldest first."""
+    client = connect(url, token)
+    params = {k: v for k, v in {"agent": agent, "tool": tool, "limit": limit}.items() if v is not None}
+    try:
+        page = client.http.get("/inbox", params=params)
+    except httpx.HTTPError as error:
+        server_error(error)
+    if emit(page, as_json):
+        return
+    table = Table(title=f"Inbox ({page['total']} waiting)")
+    for column in ("thread", "agent", "tool", "call", "what", "decisions", "owner", "age"):
+        table.add_column(column)
+    for item in page["items"]:
+        table.add_row(
+            item["thread_id"],
+            str(item["agent"]),
+            str(item["tool"]),
+            str(item["tool_call_id"]),
+            str(item["description"])[:60],
+            ",".join(item["allowed_decisions"]) or "form",
+            str(item["owner"]),
+            f"{item['age_seconds'] / 60:.0f} min",
+        )
+    out.print(table)
+
+
+@app.command()
+def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
+    """Show a thread's pending approvals and the decisions already taken."""
+    client = connect(url, token)
+    try:
+        state = client.threads.get(thread)
+        receipts = (client.threads.get_state(thread)["values"] or {}).get("approval_receipts", [])
+    except httpx.HTTPError as error:
+        server_error(error)
+    pending = pending_interrupts(state)
+    if emit({"status": state["status"], "pending": pending, "receipts": receipts}, as_json):
+        return
+    out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
+    for interrupt in pending:
+        value = interrupt.get("value") or {}
+        for action in value.get("action_requests") or [value]:
+            out.print(
+                f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants "
+                f"{action.get('name') or action.get('form') or action.get('action')}  "
+                f"call={action.get('tool_call_id')}  args={json.dumps(action.get('args') or action.get('context'))}"
+            )
+    for receipt in receipts:
+        out.print(f"  decided  {receipt['tool']}: {receipt['decision']} by {receipt['reviewer']} at {receipt['decided_at']}")
+
+
+def _decide(thread: str, call: str | None, decision: dict[str, Any], rest: str | None, client: SyncLangGraphClient) -> None:
+    try:
+        interrupts = pending_interrupts(client.threads.get(thread))
+        target = _find_call(interrupts, call)
+        if decision["type"] == "edit":
+            decision = _edited(interrupts, target, decision)
+        chosen = {target: decision}
+        if rest is not None:
+            if rest not in {"approve", "reject"}:
+                fail("--rest must be approve or reject")
+            batch = next(ids for i in interrupts if target in (ids := tool_call_ids(i)))
+            chosen |= {other: {"type": rest} for other in batch if other != target}
+        resume = build_resume(interrupts, chosen)
+        result = client.runs.wait(thread, _assistant(client, thread), command={"resume": resume})
+    except ResumeError as error:
+        fail(f"{error} (use --rest approve|reject to decide them together)")
+    except httpx.HTTPError as error:
+        server_error(error)
+    _report(client, thread, result)
+
+
+def _find_call(interrupts: list[dict[str, Any]], call: str | None) -> str:
+    calls = [
+        (cid, action.get("name") or action.get("form") or "")
+        for i in interrupts
+        for cid, action in zip(tool_call_ids(i), (i.get("value") or {}).get("action_requests") or [i.get("value") or {}], strict=False)
+    ]
+    if not calls:
+        fail("nothing is waiting on this thread")
+    matching = [cid for cid, name in calls if call in {None, cid, name}]
+    if len(matching) != 1:
+        listed = ", ".join(f"{cid} ({name})" for cid, name in calls)
+        fail(f"say which call to decide: {listed}" if matching else f"no pending call {call!r}; waiting: {listed}")
+    return matching[0]
+
+
+def _edited(interrupts: list[dict[str, Any]], call: str, decision: dict[str, Any]) -> dict[str, Any]:
+    for interrupt in interrupts:
+        value = interrupt.get("value") or {}
+        for action in value.get("action_requests") or [value]:
+            if action.get("tool_call_id") == call:
+                args = decision["edited_action"]["args"]
+                if args is None:
+                    text = typer.edit(json.dumps(action.get("args", {}), indent=2), extension=".json")
+                    if text is None:
+                        fail("edit cancelled: the editor was closed without saving")
+                    args = _json_object(text, "the edited args")
+                return {"type": "edit", "edited_action": {"name": action["name"], "args": {**action.get("args", {}), **args}}}
+    fail(f"no pending call {call}")
+
+
+def _assistant(client: SyncLangGraphClient, thread: str) -> str:
+    metadata = client.threads.get(thread).get("metadata") or {}
+    return str(metadata.get("graph_id") or metadata.get("assistant_id") or "support")
+
+
+def _report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # noqa: ANN401
+    state = client.threads.get(thread)
+    waiting = pending_interrupts(state)
+    messages = (result or {}).get("messages") if isinstance(result, dict) else None
+    if waiting:
+        out.print(f"thread {thread} waits again: {len(waiting)} approval(s) pending (hitl show {thread})")
+    elif messages:
+        out.print(f"thread {thread}: {messages[-1].get('content')}")
+    else:
+        out.print(f"thread {thread}: {state['status']}")
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        fail(f"{what} is not valid JSON: {error}")
+    if not isinstance(value, dict):
+        fail(f"{what} must be a JSON object")
+    return value
+
+
+@app.command()
+def approve(thread: str, call: Call = None, rest: Rest = None, url: Url = DEFAULT_URL, token: Token = "") -> None:
+    """Approve a pending tool call."""
+    _decide(thread, call, {"type": "approve"}, rest, connect(url, token))
+
+
+@app.command()
+def reject(
+    thread: str,
+    call: Call = None,
+    message: Annotated[str | None, typer.Option(help="Why; the agent is told.")] = None,
+    rest: Rest = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+) -> None:
+    """Reject a pending tool call, optionally saying why."""
+    decision: dict[str, Any] = {"type": "reject", **({"message": message} if message else {})}
+    _decide(thread, call, decision, rest, connect(url, token))
+
+
+@app.command()
+def respond(
+    thread: str,
+    call: Call = None,
+    message: Annotated[str, typer.Option(help="The answer the agent receives.")] = "",
+    rest: Rest = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+) -> None:
+    """Answer in the tool's place (e.g. ask_user)."""
+    if not message:
+        fail("respond needs --message")
+    _decide(thread, call, {"type": "respond", "message": message}, rest, connect(url, token))
+
+
+@app.command()
+def edit(
+    thread: str,
+    call: Call = None,
+    args: Annotated[str | None, typer.Option(help="JSON object of args to change; without it $EDITOR opens.")] = None,
+    rest: Rest = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+) -> None:
+    """Edit a pending tool call's arguments, then run it."""
+    given = _json_object(args, "--args") if args is not None else None
+    _decide(thread, call, {"type": "edit", "edited_action": {"args": given}}, rest, connect(url, token))
+
+
+@app.command()
+def answer(
+    thread: str,
+    interrupt: str,
+    as_json_answer: Annotated[str, typer.Option("--json", help="The answer, as JSON (forms).")],
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+) -> None:
+    """Answer one interrupt by id with a JSON value (flight booking form, sign-off)."""
+    value = _json_object(as_json_answer, "--json")
+    client = connect(url, token)
+    try:
+        result = client.runs.wait(thread, _assistant(client, thread), command={"resume": {interrupt: value}})
+    except httpx.HTTPError as error:
+        server_error(error)
+    _report(client, thread, result)
+
+
+@app.command()
+def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
+    """Start a conversation with AGENT and wait until it finishes or first pauses."""
+    client = connect(url, token)
+    try:
+        thread = client.threads.create()
+        result = client.runs.wait(thread["thread_id"], agent, input={"messages": [{"role": "user", "content": message}]})
+        state = client.threads.get(thread["thread_id"])
+    except httpx.HTTPError as error:
+        server_error(error)
+    if emit({"thread_id": thread["thread_id"], "status": state["status"], "pending": pending_interrupts(state)}, as_json):
+        return
+    _report(client, thread["thread_id"], result)

@@ -1,0 +1,139 @@
+"""The audit trail: one record per decision or refused attempt, in the LangGraph Store.
+
+Records are built from the pending interrupt and the answer, so they hold what was asked
+(requested args) and what was decided (final args). Accepted ones also become the thread's
+`approval_receipts`, which clients use to show resolved cards after a reload.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from hitl.contracts import ApprovalReceipt, AuditRecord
+from server.access import as_server
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+
+    from server.resume_gate import Accepted, Pending
+    from server.users import User
+
+NAMESPACE = "audit"
+
+
+def receipts(accepted: list[Accepted], user: User) -> list[ApprovalReceipt]:
+    """One receipt per decided action: a batch yields one per tool call."""
+    now = datetime.now(UTC).isoformat()
+    return [
+        receipt
+        for item in accepted
+        for receipt in _receipts_for(item.pending, item.answer, user.identity, user.roles, now)
+    ]
+
+
+def refused(pending: list[Pending], resume: object, user: User, thread_id: str, reason: str) -> AuditRecord:
+    """The record of a resume the server refused."""
+    value = pending[0].value if len(pending) == 1 and isinstance(pending[0].value, dict) else {}
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id=",".join(p.id for p in pending),
+        tool_call_id=str(value.get("tool_call_id", "")),
+        agent=str(value.get("agent", "")),
+        tool=", ".join(p.subject for p in pending),
+        requested_args={},
+        decision="refused",
+        final_args=None,
+        message=_short(resume),
+        reviewer=user.identity,
+        roles=user.roles,
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="refused",
+        refusal=reason,
+    )
+
+
+def as_records(thread_id: str, accepted: list[ApprovalReceipt]) -> list[AuditRecord]:
+    """Receipts as audit records of `thread_id`."""
+    return [AuditRecord(**r, thread_id=thread_id, outcome="accepted") for r in accepted]
+
+
+async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
+    """Append `records` to their threads' audit trails."""
+    with as_server():
+        for index, record in enumerate(records):
+            key = f"{time.time_ns():020d}-{index:03d}"
+            await client.store.put_item((NAMESPACE, record["thread_id"]), key, dict(record), index=False)
+
+
+async def trail(client: LangGraphClient, thread_id: str) -> list[AuditRecord]:
+    """Every record of `thread_id`, oldest first."""
+    records: list[AuditRecord] = []
+    offset = 0
+    while True:
+        with as_server():
+            page = await client.store.search_items((NAMESPACE, thread_id), limit=100, offset=offset)
+        items = page["items"]
+        records += [cast("AuditRecord", {**i["value"], "key": i["key"]}) for i in items]
+        if len(items) < 100:  # noqa: PLR2004  (the page size)
+            break
+        offset += 100
+    return sorted(records, key=lambda r: cast("dict[str, Any]", r)["key"])
+
+
+def _receipts_for(
+    pending: Pending,
+    answer: Any,  # noqa: ANN401  (an answer is whatever JSON the interrupt's schema allows)
+    reviewer: str,
+    roles: list[str],
+    now: str,
+) -> list[ApprovalReceipt]:
+    value = pending.value if isinstance(pending.value, dict) else {}
+    base = {"interrupt_id": pending.id, "reviewer": reviewer, "roles": roles, "decided_at": now}
+    if isinstance(value.get("action_requests"), list):
+        return [
+            _decision_receipt(base, action, decision)
+            for action, decision in zip(value["action_requests"], answer["decisions"], strict=True)
+        ]
+    if value.get("type") == "tool_approval":
+        return [_decision_receipt(base, value, answer)]
+    approved = (
+        answer.get("approved", answer.get("decision") == "approve") if isinstance(answer, dict) else False
+    )
+    return [
+        ApprovalReceipt(
+            **base,  # type: ignore[typeddict-item]
+            tool_call_id=str(value.get("tool_call_id", "")),
+            agent=str(value.get("agent", "")),
+            tool=pending.subject,
+            requested_args=dict(value.get("context") or {}),
+            decision="approve" if approved else "reject",
+            final_args=answer if isinstance(answer, dict) else {"answer": answer},
+            message=(answer.get("reason") or answer.get("message")) if isinstance(answer, dict) else None,
+        )
+    ]
+
+
+def _decision_receipt(
+    base: dict[str, Any], action: dict[str, Any], decision: dict[str, Any]
+) -> ApprovalReceipt:
+    kind = decision["type"]
+    final = (
+        decision["edited_action"]["args"] if kind == "edit" else action["args"] if kind == "approve" else None
+    )
+    return ApprovalReceipt(
+        **base,  # type: ignore[typeddict-item]
+        tool_call_id=str(action.get("tool_call_id", "")),
+        agent=str(action.get("agent", "")),
+        tool=str(action.get("name", "")),
+        requested_args=dict(action.get("args") or {}),
+        decision=kind,
+        final_args=final,
+        message=decision.get("message"),
+    )
+
+
+def _short(resume: object, limit: int = 500) -> str:
+    text = repr(resume)
+    return text if len(text) <= limit else f"{text[:limit]}…"

@@ -1,0 +1,171 @@
+"""The one check every resume passes before anything is saved: who answers, and what.
+
+Pure: given the thread's pending interrupts, its owner, the caller and the resume payload,
+either returns the answers matched to their interrupts or raises `ResumeRefused` with an
+HTTP status and a message naming what is wrong. The auth layer calls it for every path.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import jsonschema_rs
+
+if TYPE_CHECKING:
+    from hitl.contracts import Decider
+    from server.users import User
+
+INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")
+MAX_ERRORS_SHOWN = 3
+
+
+class ResumeRefused(Exception):  # noqa: N818  (a refusal, not a crash)
+    """A resume the server will not apply; nothing was saved."""
+
+    def __init__(self, status: int, message: str) -> None:
+        """Refuse with HTTP `status` and a message for the person who sent it."""
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One interrupt waiting on a thread, as the server reports it."""
+
+    id: str
+    value: Any
+    response_schema: dict[str, Any] | None = None
+
+    @classmethod
+    def from_thread(cls, thread: dict[str, Any]) -> list[Pending]:
+        """Every pending interrupt of a thread returned by `threads.get`."""
+        return [
+            cls(id=i["id"], value=i.get("value"), response_schema=i.get("response_schema"))
+            for batch in (thread.get("interrupts") or {}).values()
+            for i in batch
+        ]
+
+    @property
+    def deciders(self) -> set[Decider]:
+        """Who must answer: every action of a batch counts."""
+        value = self.value if isinstance(self.value, dict) else {}
+        if isinstance(value.get("review_configs"), list):
+            return {rc.get("required_role", "reviewer") for rc in value["review_configs"]}
+        if value.get("required_role"):
+            return {value["required_role"]}
+        return {"owner"} if value.get("type") == "form" else {"reviewer"}
+
+    @property
+    def subject(self) -> str:
+        """What is being decided, in words: 'issue_refund', 'book_flight form', ..."""
+        value = self.value if isinstance(self.value, dict) else {}
+        if isinstance(value.get("action_requests"), list):
+            return ", ".join(str(a.get("name")) for a in value["action_requests"])
+        return str(value.get("name") or value.get("form") or value.get("action") or "this approval")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An answer matched to the interrupt it answers."""
+
+    pending: Pending
+    answer: Any
+
+
+def check_resume(
+    resume: object, pending: list[Pending], *, user: User, owner: str | None, max_bytes: int
+) -> list[Accepted]:
+    """The answers in `resume`, each matched, authorised and valid; all or nothing.
+
+    Raises:
+        ResumeRefused: 409 nothing pending, 413 too large, 422 malformed or invalid,
+            403 the user may not decide one of the answered interrupts.
+    """
+    if not pending:
+        raise ResumeRefused(409, "This thread has no pending approval to answer.")
+    size = len(json.dumps(resume, default=str))
+    if size > max_bytes:
+        raise ResumeRefused(413, f"The resume payload is {size} bytes; the limit is {max_bytes}.")
+    answers = _match(resume, pending)
+    for item in answers:
+        needed = sorted(d for d in item.pending.deciders if not user.may_decide(d, owner))
+        if needed:
+            who = " and ".join("the thread's owner" if d == "owner" else f"a {d}" for d in needed)
+            raise ResumeRefused(
+                403, f"{user.identity} ({user.role}) may not answer {item.pending.subject}: it needs {who}."
+            )
+    for item in answers:
+        _validate(item)
+    return answers
+
+
+def _match(resume: object, pending: list[Pending]) -> list[Accepted]:
+    by_id = {p.id: p for p in pending}
+    if isinstance(resume, dict) and resume and all(k in by_id for k in resume):
+        return [Accepted(by_id[k], v) for k, v in resume.items()]
+    if isinstance(resume, dict) and (unknown := [k for k in resume if INTERRUPT_ID.match(str(k))]):
+        missing = [k for k in unknown if k not in by_id]
+        raise ResumeRefused(
+            422, f"Unknown interrupt id(s): {', '.join(missing)}. Pending: {', '.join(by_id)}."
+        )
+    if len(pending) == 1:
+        return [Accepted(pending[0], resume)]
+    raise ResumeRefused(
+        422,
+        f"{len(pending)} approvals are pending; answer them by interrupt id, "
+        f"as {{interrupt_id: answer}} (pending: {', '.join(by_id)}).",
+    )
+
+
+def _validate(item: Accepted) -> None:
+    schema = item.pending.response_schema
+    if not schema:
+        return
+    errors = sorted(
+        _validator(json.dumps(schema, sort_keys=True)).iter_errors(item.answer),
+        key=lambda e: (e.instance_path[-1:] not in (["type"], ["name"]), len(e.instance_path)),
+    )
+    if errors:
+        shown = "; ".join(
+            f"{'/'.join(str(p) for p in ['resume', *e.instance_path])}: {e.message}"
+            for e in errors[:MAX_ERRORS_SHOWN]
+        )
+        raise ResumeRefused(422, f"Invalid answer for {item.pending.subject} ({item.pending.id}): {shown}")
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Any:  # noqa: ANN401  (jsonschema_rs has no public validator type)
+    return jsonschema_rs.validator_for(_by_discriminator(json.loads(schema_json)))
+
+
+def _by_discriminator(node: Any) -> Any:  # noqa: ANN401
+    """Rewrite each discriminated `oneOf` as if/then branches, so errors name the real problem.
+
+    A plain `oneOf` only says "not valid under any of the schemas"; checking the branch the
+    answer's `type` names says which field is wrong, and an unknown `type` lists the allowed ones.
+    """
+    if isinstance(node, list):
+        return [_by_discriminator(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _by_discriminator(v) for k, v in node.items()}
+    mapping = (node.get("discriminator") or {}).get("mapping")
+    if "oneOf" not in node or not isinstance(mapping, dict):
+        return node
+    field = node["discriminator"]["propertyName"]
+    rest = {k: v for k, v in node.items() if k not in {"oneOf", "discriminator"}}
+    return {
+        **rest,
+        "type": "object",
+        "required": [field],
+        "properties": {field: {"enum": list(mapping)}},
+        "allOf": [
+            {"if": {"properties": {field: {"const": name}}}, "then": {"$ref": ref}}
+            for name, ref in mapping.items()
+        ],
+    }

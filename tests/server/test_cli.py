@@ -1,0 +1,87 @@
+"""The `hitl` CLI end to end: a subprocess against the real server, as a reviewer would use it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hitl.scripted import phrases
+
+pytestmark = pytest.mark.server
+
+HITL = Path(sys.executable).parent / "hitl"
+
+
+def hitl(server, token: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {"HITL_URL": server.url, "HITL_TOKEN": token, "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
+    done = subprocess.run([str(HITL), *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def run_json(server, message: str) -> dict:
+    return json.loads(hitl(server, "dev-requester1", "run", "support", message, "--json").stdout)
+
+
+def test_run_then_approve_from_the_terminal(server, server_order, server_services):
+    """run + inbox + approve: the refund waits, shows in the supervisor's inbox, then happens once."""
+    order_id = server_order(640)
+    started = run_json(server, phrases.refund_in_full(order_id))
+    assert started["status"] == "interrupted"
+    thread = started["thread_id"]
+
+    listed = json.loads(hitl(server, "dev-supervisor1", "inbox", "--json", "--limit", "500").stdout)
+    assert thread in {item["thread_id"] for item in listed["items"]}
+    table = hitl(server, "dev-supervisor1", "inbox").stdout
+    assert "issue_refund" in table
+
+    done = hitl(server, "dev-supervisor1", "approve", thread)
+    assert f"Refunded 640 on order {order_id}" in done.stdout
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [640.0]
+
+
+def test_edit_reject_and_respond(server, server_order, server_services):
+    """edit with --args, reject with --rest, respond to ask_user: each does exactly what it says."""
+    edited = server_order(400)
+    thread = run_json(server, phrases.refund_in_full(edited))["thread_id"]
+    hitl(server, "dev-reviewer1", "edit", thread, "issue_refund", "--args", '{"amount": 250}')
+    assert [r["amount"] for r in server_services.payments.refunds_for(edited)] == [250.0]
+
+    both = server_order(300)
+    thread = run_json(server, phrases.refund_and_email(both))["thread_id"]
+    hitl(server, "dev-reviewer1", "reject", thread, "send_email", "--message", "not yet", "--rest", "approve")
+    assert [r["amount"] for r in server_services.payments.refunds_for(both)] == [300.0]
+    assert server_services.outbox.sent_to(f"{both.lower()}@example.com") == []
+    shown = json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)
+    assert [(r["tool"], r["decision"]) for r in shown["receipts"]] == [("issue_refund", "approve"), ("send_email", "reject")]
+
+    asked = server_order(70)
+    thread = run_json(server, "Please refund 70 on my order, it arrived broken.")["thread_id"]
+    hitl(server, "dev-requester1", "respond", thread, "--message", f"It is {asked}")
+    assert [r["amount"] for r in server_services.payments.refunds_for(asked)] == [70.0]
+
+
+def test_mistakes_are_one_clear_line_and_change_nothing(server, server_order, server_services):
+    """bad JSON, a partial batch, a wrong role, a wrong token: exit 1, one line, approval still pending."""
+    order_id = server_order(300)
+    thread = run_json(server, phrases.refund_and_email(order_id))["thread_id"]
+
+    bad_json = hitl(server, "dev-reviewer1", "edit", thread, "issue_refund", "--args", "{amount: 1", check=False)
+    partial = hitl(server, "dev-reviewer1", "approve", thread, "issue_refund", check=False)
+    wrong_role = hitl(server, "dev-requester1", "approve", thread, "issue_refund", "--rest", "approve", check=False)
+    wrong_token = hitl(server, "nope", "inbox", check=False)
+
+    assert (bad_json.returncode, "not valid JSON" in bad_json.stderr) == (1, True)
+    assert (partial.returncode, "decide these too" in partial.stderr) == (1, True), partial.stderr
+    assert (wrong_role.returncode, "403" in wrong_role.stderr) == (1, True)
+    assert (wrong_token.returncode, "401" in wrong_token.stderr) == (1, True)
+    for failed in (bad_json, partial, wrong_role, wrong_token):
+        assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
+        assert "Traceback" not in failed.stderr
+    assert server_services.payments.refunds_for(order_id) == []
+    assert json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)["status"] == "interrupted"
