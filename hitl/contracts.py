@@ -20,7 +20,7 @@ from langchain.agents.middleware.human_in_the_loop import (
     RejectDecision,
     RespondDecision,
 )
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 Decider = Literal["owner", "reviewer", "supervisor"]
@@ -28,12 +28,18 @@ Decider = Literal["owner", "reviewer", "supervisor"]
 
 __all__ = [
     "ActionRequest",
+    "ApprovalAnswer",
+    "ApprovalReceipt",
+    "ApprovalRequest",
     "ApproveDecision",
+    "AuditRecord",
     "BatchedApprovalRequest",
     "Decider",
     "Decision",
     "DecisionType",
     "EditDecision",
+    "FlightBookingAnswer",
+    "FlightBookingForm",
     "InterruptMode",
     "RejectDecision",
     "RespondDecision",
@@ -81,6 +87,86 @@ class ToolApprovalRequest(TypedDict):
     allowed_decisions: NotRequired[list[DecisionType]]
 
 
+class ApprovalReceipt(TypedDict):
+    """A decision the server accepted, kept in the thread's state (`approval_receipts`).
+
+    Not a chat message: the model never reads it; clients show resolved cards from it.
+    """
+
+    interrupt_id: str
+    tool_call_id: str
+    agent: str
+    tool: str
+    requested_args: dict[str, Any]
+    decision: str
+    final_args: dict[str, Any] | None
+    message: str | None
+    reviewer: str
+    roles: list[str]
+    decided_at: str
+
+
+class AuditRecord(ApprovalReceipt):
+    """One line of a thread's audit trail: an accepted decision or a refused attempt."""
+
+    thread_id: str
+    outcome: Literal["accepted", "refused"]
+    refusal: NotRequired[str]
+
+
+class FlightContext(TypedDict):
+    """What the person books: the flight as the timetable has it (price is the economy fare)."""
+
+    flight_id: str
+    origin: str
+    destination: str
+    date: str
+    price: float
+
+
+class FlightBookingForm(TypedDict):
+    """A form `book_flight` raises itself; answered by interrupt id with a `FlightBookingAnswer`."""
+
+    type: Literal["form"]
+    form: Literal["flight-booking"]
+    title: str
+    context: FlightContext
+    agent: str
+    tool_call_id: str
+
+
+SeatClass = Literal["economy", "premium", "business"]
+
+
+class FlightBookingAnswer(BaseModel):
+    """The answer to a `FlightBookingForm`: book it (with these options) or cancel."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["approve", "cancel"] = Field(description="Book the flight, or book nothing.")
+    seat_class: SeatClass = Field(default="economy", description="Cabin to book.")
+    insurance: bool = Field(default=False, strict=True, description="Add travel insurance.")
+
+
+class ApprovalRequest(TypedDict):
+    """A sign-off `request_approval` asks for (e.g. a deploy); answered with an `ApprovalAnswer`."""
+
+    type: Literal["approval_request"]
+    action: str
+    message: str
+    agent: str
+    tool_call_id: str
+
+
+class ApprovalAnswer(BaseModel):
+    """The answer to an `ApprovalRequest`: yes or no, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    approved: bool = Field(strict=True, description="Whether the action may go ahead.")
+    reason: str = Field(default="", description="Why; the agent reports it.")
+
+
 class BatchedResponse(TypedDict):
     """The answer to a `BatchedApprovalRequest`: one decision per action, in order."""
 
@@ -92,6 +178,12 @@ PUBLISHED: dict[str, Any] = {
     "BatchedResponse": BatchedResponse,
     "ToolApprovalRequest": ToolApprovalRequest,
     "Decision": Decision,
+    "FlightBookingForm": FlightBookingForm,
+    "FlightBookingAnswer": FlightBookingAnswer,
+    "ApprovalRequest": ApprovalRequest,
+    "ApprovalAnswer": ApprovalAnswer,
+    "ApprovalReceipt": ApprovalReceipt,
+    "AuditRecord": AuditRecord,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
 

@@ -18,6 +18,7 @@ from hitl.gate import ApprovalGate
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from deepagents.backends.protocol import BackendProtocol
     from langchain_core.language_models import BaseChatModel
     from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
@@ -48,8 +49,13 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     subagents: Sequence[SubagentSpec] = (),
     interrupt_mode: InterruptMode = "batched",
     checkpointer: Checkpointer | None = None,
+    backend: BackendProtocol | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """A Deep Agent named `name` whose tools and subagents all follow their policies."""
+    """A Deep Agent named `name` whose tools and subagents all follow their policies.
+
+    `backend` is where the built-in file tools of the agent and every subagent work
+    (Deep Agents' in-state files when None).
+    """
 
     def gate(agent: str, agent_tools: Sequence[BaseTool], agent_policy: Policy) -> ApprovalGate:
         return ApprovalGate(agent, agent_policy, agent_tools, interrupt_mode=interrupt_mode)
@@ -81,5 +87,6 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
         middleware=[gate(name, tools, policy)],
         subagents=specs,
         checkpointer=checkpointer,
+        backend=backend,
         name=name,
     )

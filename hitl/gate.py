@@ -8,10 +8,12 @@ so a bad answer can never wedge the thread.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, cast
+import operator
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
+    _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
     _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
     _decision_schema,  # the stock per-decision schema (edit args follow the tool's schema)
 )
@@ -21,6 +23,7 @@ from pydantic import WrapValidator, create_model
 
 from hitl.contracts import (
     ActionRequest,
+    ApprovalReceipt,
     BatchedApprovalRequest,
     InterruptMode,
     ReviewConfig,
@@ -38,8 +41,16 @@ if TYPE_CHECKING:
 DEFAULT_PREFIX = "Tool execution requires approval"
 
 
+class ApprovalState(_HumanInTheLoopState[Any]):
+    """The stock HITL state plus the receipts of accepted decisions (written by the server)."""
+
+    approval_receipts: NotRequired[Annotated[list[ApprovalReceipt], operator.add]]
+
+
 class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
     """Pauses the gated tool calls of one agent or subagent, as its `Policy` says."""
+
+    state_schema = ApprovalState  # type: ignore[assignment]
 
     def __init__(
         self,

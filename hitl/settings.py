@@ -34,11 +34,26 @@ class Settings(BaseSettings):
         default="",
         description="SQLAlchemy URL of the business database; empty means SQLite in data_dir.",
     )
+    workspace_dir: Path = Field(
+        default=Path("workspace"),
+        description="Root directory of the ops agent's files; its file tools cannot reach outside it.",
+    )
     refund_auto_approve_limit: float = Field(
         default=100, description="Refunds up to this amount run without a person."
     )
     refund_supervisor_limit: float = Field(
         default=500, description="Refunds above this amount need a supervisor to decide."
+    )
+
+    hitl_users: str = Field(
+        default="",
+        description=(
+            "Users who may call the server, as comma-separated name:role:token entries "
+            "(role: requester, reviewer or supervisor). Empty: nobody gets in."
+        ),
+    )
+    max_resume_bytes: int = Field(
+        default=64_000, description="Largest resume payload (JSON bytes) the server accepts."
     )
 
     @property

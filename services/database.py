@@ -10,15 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Engine,
     Float,
+    Integer,
     MetaData,
     String,
     Table,
     Text,
     create_engine,
     event,
+    func,
     insert,
     select,
 )
@@ -63,6 +66,49 @@ outbox = Table(
     Column("created_at", String(32), nullable=False),
 )
 
+flights = Table(
+    "flights",
+    metadata,
+    Column("flight_id", String(32), primary_key=True),
+    Column("carrier", String(100), nullable=False),
+    Column("origin", String(100), nullable=False),
+    Column("destination", String(100), nullable=False),
+    Column("date", String(10), nullable=False),
+    Column("departs", String(5), nullable=False),
+    Column("price", Float, nullable=False),
+)
+
+bookings = Table(
+    "bookings",
+    metadata,
+    Column("booking_id", String(64), primary_key=True),
+    Column("tool_call_id", String(200), nullable=False, unique=True),
+    Column("flight_id", String(32), nullable=False),
+    Column("seat_class", String(16), nullable=False),
+    Column("insurance", Boolean, nullable=False),
+    Column("price", Float, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("cancelled_by", String(200), nullable=True, unique=True),
+    Column("created_at", String(32), nullable=False),
+)
+
+sql_runs = Table(
+    "sql_runs",
+    metadata,
+    Column("tool_call_id", String(200), primary_key=True),
+    Column("statement", Text, nullable=False),
+    Column("rowcount", Integer, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+file_deletions = Table(
+    "file_deletions",
+    metadata,
+    Column("tool_call_id", String(200), primary_key=True),
+    Column("path", String(1000), nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
 DEMO_ORDERS: tuple[dict[str, object], ...] = (
     {
         "order_id": "A1024",
@@ -91,7 +137,37 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "status": "delivered",
         "delivered_on": "2026-11-20",
     },
+    {
+        "order_id": "A0412",
+        "customer_name": "Jonas Weber",
+        "customer_email": "jonas.weber@example.com",
+        "item": "Kettle",
+        "amount": 45.0,
+        "status": "delivered",
+        "delivered_on": "2024-03-14",
+    },
+    {
+        "order_id": "A0733",
+        "customer_name": "Lea Santos",
+        "customer_email": "lea.santos@example.com",
+        "item": "Coffee scale",
+        "amount": 32.0,
+        "status": "delivered",
+        "delivered_on": "2024-09-02",
+    },
 )
+
+DEMO_FLIGHTS: tuple[dict[str, object], ...] = (
+    {"flight_id": "TP541", "carrier": "TAP Air Portugal", "departs": "06:50", "price": 184.0},
+    {"flight_id": "FR8364", "carrier": "Ryanair", "departs": "09:40", "price": 89.0},
+    {"flight_id": "LH1166", "carrier": "Lufthansa", "departs": "13:15", "price": 241.0},
+    {"flight_id": "U25721", "carrier": "easyJet", "departs": "18:05", "price": 112.0},
+)
+"""Berlin to Lisbon on 2026-12-18, the demo route; cheapest is FR8364 at 89."""
+
+
+SCHEMA_LOCK = 0x6869746C
+"""PostgreSQL advisory lock key held while the tables are created ("hitl")."""
 
 
 def _sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None:
@@ -109,8 +185,14 @@ def connect(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    metadata.create_all(engine)
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            # Processes opening a new database at once (server workers, a test) would race on
+            # CREATE TABLE, which PostgreSQL does not serialise: the first creates, the rest wait.
+            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+        metadata.create_all(conn)
     seed_demo_orders(engine)
+    seed_demo_flights(engine)
     return engine
 
 
@@ -122,5 +204,18 @@ def seed_demo_orders(engine: Engine) -> None:
         if missing:
             try:
                 conn.execute(insert(orders), missing)
+            except IntegrityError:  # another process seeded them a moment ago
+                conn.rollback()
+
+
+def seed_demo_flights(engine: Engine) -> None:
+    """Insert the demo flights (Berlin to Lisbon on 2026-12-18) that are not there yet."""
+    route = {"origin": "Berlin", "destination": "Lisbon", "date": "2026-12-18"}
+    with engine.begin() as conn:
+        present = set(conn.scalars(select(flights.c.flight_id)))
+        missing = [{**route, **row} for row in DEMO_FLIGHTS if row["flight_id"] not in present]
+        if missing:
+            try:
+                conn.execute(insert(flights), missing)
             except IntegrityError:  # another process seeded them a moment ago
                 conn.rollback()

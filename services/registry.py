@@ -6,10 +6,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hitl.settings import get_settings
+from services.bookings import Bookings
 from services.database import connect
+from services.flights import Timetable
 from services.mail import Outbox
 from services.orders import OrderBook
 from services.payments import Payments
+from services.records import Records
+from services.sql import SqlConsole
+from services.workspace import FileDeletions
 
 
 @dataclass(frozen=True)
@@ -19,12 +24,26 @@ class Services:
     orders: OrderBook
     payments: Payments
     outbox: Outbox
+    timetable: Timetable
+    bookings: Bookings
+    records: Records
+    sql: SqlConsole
+    file_deletions: FileDeletions
 
     @classmethod
     def open(cls, database_url: str) -> Services:
         """Connect to `database_url` (creating and seeding it) and build every service."""
         engine = connect(database_url)
-        return cls(orders=OrderBook(engine), payments=Payments(engine), outbox=Outbox(engine))
+        return cls(
+            orders=OrderBook(engine),
+            payments=Payments(engine),
+            outbox=Outbox(engine),
+            timetable=Timetable(engine),
+            bookings=Bookings(engine),
+            records=Records(engine),
+            sql=SqlConsole(engine),
+            file_deletions=FileDeletions(engine),
+        )
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,9 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.config import get_config
 
 from hitl.scripted.conversation import Conversation
+from hitl.scripted.ops import ops_script
 from hitl.scripted.support import support_script
+from hitl.scripted.travel import travel_script
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 
     from hitl.scripted.script import Reply, Script
 
-SCRIPTS: tuple[Script, ...] = (support_script,)
+SCRIPTS: tuple[Script, ...] = (support_script, travel_script, ops_script)
 
 HELP = (
     "I am the offline scripted model. Try: 'Order A1024 arrived broken, please refund it in full.', "

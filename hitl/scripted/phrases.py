@@ -35,3 +35,74 @@ def via_specialist(request: str) -> str:
 def refund_and_email(order_id: str) -> str:
     """A turn that needs two gated tool calls at once."""
     return REFUND_AND_EMAIL.replace("A1024", order_id)
+
+
+FIND_FLIGHT = "Find me a flight from Berlin to Lisbon on 2026-12-18"
+BOOK_CHEAPEST = "Book the cheapest one"
+FIND_AND_BOOK_CHEAPEST = "Find me a flight from Berlin to Lisbon on 2026-12-18 and book the cheapest one"
+
+ARCHIVE_OLD_ORDERS = "Archive orders older than 2025 into orders_archive.csv and delete them from the table"
+DELETE_OLD_LOG = "Delete the file tmp/old.log"
+DEPLOY_TO_PRODUCTION = "Deploy version 1.4 to production"
+ARCHIVE_AND_DELETE_LOG = (
+    "Archive orders older than 2025 into orders_archive.csv, delete them from the table "
+    "and delete the file tmp/old.log"
+)
+WRITE_RELEASE_NOTE = "Write 'Release 1.4 is live' to notes/release.txt"
+
+
+def find_and_book(origin: str, destination: str, date: str, choice: str = "the cheapest one") -> str:
+    """A search-and-book request in one message (the scripted model has no memory of earlier turns)."""
+    return f"Find me a flight from {origin} to {destination} on {date} and book {choice}"
+
+
+def cancel_booking(booking_id: str) -> str:
+    """A cancellation request."""
+    return f"Cancel booking {booking_id}"
+
+
+def delete_files(*paths: str) -> str:
+    """'Delete the file a' or 'Delete the files a, b and c': one delete_file call per path."""
+    if len(paths) == 1:
+        return f"Delete the file {paths[0]}"
+    return f"Delete the files {', '.join(paths[:-1])} and {paths[-1]}"
+
+
+def write_file(text: str, path: str) -> str:
+    """A request to write `text` into the workspace file `path`."""
+    return f"Write '{text}' to {path}"
+
+
+def read_file(path: str) -> str:
+    """A request to read a workspace file."""
+    return f"Read the file {path}"
+
+
+def run_sql(statement: str) -> str:
+    """A request to run one SQL statement."""
+    return f"Run this SQL: {statement}"
+
+
+def deploy(version: str, environment: str = "production") -> str:
+    """A deployment request, handled by the deployer subagent."""
+    return f"Deploy version {version} to {environment}"
+
+
+def via_file_manager(request: str) -> str:
+    """The same request, handed to the file_manager subagent."""
+    return f"Ask the file manager to {request[0].lower()}{request[1:]}"
+
+
+def via_general_purpose(request: str) -> str:
+    """The same request, handed to Deep Agents' general-purpose subagent."""
+    return f"Ask the general-purpose agent to {request[0].lower()}{request[1:]}"
+
+
+def archive_orders(before_year: int, into: str, *, delete_rows: bool = True, then_delete: str = "") -> str:
+    """An archive request: read, write the CSV, optionally delete the rows and another file."""
+    text = f"Archive orders older than {before_year} into {into}"
+    if delete_rows and then_delete:
+        return f"{text}, delete them from the table and delete the file {then_delete}"
+    if delete_rows:
+        return f"{text} and delete them from the table"
+    return f"{text} and delete the file {then_delete}" if then_delete else text

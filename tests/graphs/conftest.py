@@ -10,7 +10,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from agents import support
+from agents import ops, support, travel
 from hitl.settings import Settings
 
 
@@ -34,6 +34,10 @@ class Conversation:
     def last_words(self) -> str:
         return self.graph.get_state(self.config).values["messages"][-1].text
 
+    def pending(self) -> tuple[Any, ...]:
+        """The interrupts the thread waits on now, as a client would read them."""
+        return self.graph.get_state(self.config).interrupts
+
 
 @pytest.fixture
 def support_agent(services):
@@ -44,3 +48,28 @@ def support_agent(services):
         return Conversation(graph, str(uuid.uuid4()))
 
     return new_conversation
+
+
+@pytest.fixture
+def travel_agent(services):
+    """A `travel` graph over the test's database."""
+    graph = travel.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings())
+    return lambda: Conversation(graph, str(uuid.uuid4()))
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """The ops workspace of one test, with a file `tmp/old.log` in it."""
+    root = tmp_path / "workspace"
+    (root / "tmp").mkdir(parents=True)
+    (root / "tmp" / "old.log").write_text("old log\n")
+    return root
+
+
+@pytest.fixture
+def ops_agent(services, workspace):
+    """An `ops` graph over the test's database and workspace."""
+    graph = ops.make_graph(
+        checkpointer=InMemorySaver(), services=services, settings=Settings(workspace_dir=workspace)
+    )
+    return lambda: Conversation(graph, str(uuid.uuid4()))

@@ -30,6 +30,15 @@ ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 
+def dev_users() -> str:
+    """HITL_USERS as `.env.example` sets it for development."""
+    for line in (ROOT / ".env.example").read_text().splitlines():
+        if line.startswith("HITL_USERS="):
+            return line.removeprefix("HITL_USERS=")
+    msg = ".env.example has no HITL_USERS line"
+    raise AssertionError(msg)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -50,8 +59,13 @@ class DevServer:
         return Services.open(self.database_url)
 
 
-def start_dev_server(workdir: Path, env_overrides: dict[str, str] | None = None) -> DevServer:
-    """Start `langgraph dev` in `workdir` and wait for `/ok` on the port it was given."""
+def start_dev_server(
+    workdir: Path, env_overrides: dict[str, str] | None = None, config: Path | None = None
+) -> DevServer:
+    """Start `langgraph dev` in `workdir` and wait for `/ok` on the port it was given.
+
+    `config` is the repository's `langgraph.json` unless given (the benchmarks serve a copy).
+    """
     port = free_port()
     data = workdir / "data"
     env = {
@@ -60,6 +74,7 @@ def start_dev_server(workdir: Path, env_overrides: dict[str, str] | None = None)
         "LANGGRAPH_NO_VERSION_CHECK": "true",
         "DATA_DIR": str(data),
         "MODEL": "scripted",
+        "HITL_USERS": dev_users(),
         **(env_overrides or {}),
     }
     env.pop("OPENAI_API_KEY", None)
@@ -70,7 +85,7 @@ def start_dev_server(workdir: Path, env_overrides: dict[str, str] | None = None)
                 str(LANGGRAPH),
                 "dev",
                 "--config",
-                str(ROOT / "langgraph.json"),
+                str(config or ROOT / "langgraph.json"),
                 "--host",
                 "127.0.0.1",
                 "--port",

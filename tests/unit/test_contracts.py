@@ -17,3 +17,17 @@ def test_every_contract_is_published():
     defs = contracts_schema()["$defs"]
     for name in ("BatchedApprovalRequest", "BatchedResponse", "ToolApprovalRequest", "Decision"):
         assert name in defs
+
+
+def test_the_form_and_the_approval_request_are_published_with_their_answers():
+    """coverage: the flight-booking form, request_approval and their answers, with the choices spelled out."""
+    defs = contracts_schema()["$defs"]
+    assert defs["FlightBookingForm"]["properties"]["form"]["const"] == "flight-booking"
+    assert defs["FlightBookingAnswer"]["properties"]["seat_class"]["enum"] == [
+        "economy",
+        "premium",
+        "business",
+    ]
+    assert defs["FlightBookingAnswer"]["additionalProperties"] is False
+    assert defs["ApprovalRequest"]["properties"]["type"]["const"] == "approval_request"
+    assert defs["ApprovalAnswer"]["required"] == ["approved"]

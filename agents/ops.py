@@ -1,0 +1,59 @@
+"""The `ops` graph: data and files, one interrupt per gated call (`interrupt_mode="per_call"`).
+
+`graph` is what `langgraph.json` serves; `make_graph` builds the same agent for scripts
+and tests. Files live under `WORKSPACE_DIR`; Deep Agents' file tools work there through
+`WorkspaceBackend`, and nothing outside it is reachable.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hitl.deep_agent import build_deep_agent
+from hitl.models import make_model
+from hitl.policies.ops import ops_policy
+from hitl.settings import Settings, get_settings
+from services.registry import Services, default_services
+from services.workspace import Workspace
+from subagents.deployer import deployer
+from subagents.file_manager import file_manager
+from tools.ops import build_ops_tools
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.types import Checkpointer
+
+NAME = "ops"
+SYSTEM_PROMPT = (
+    "You are an operations agent for the shop's data and files. Read data freely; writes to the "
+    "database and to files wait for a reviewer. Hand file chores to file_manager and deployments "
+    "to deployer."
+)
+
+
+def make_graph(
+    *,
+    model: BaseChatModel | None = None,
+    checkpointer: Checkpointer | None = None,
+    services: Services | None = None,
+    settings: Settings | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The `ops` agent; defaults (model, workspace) come from the settings."""
+    settings = settings or get_settings()
+    workspace = Workspace(settings.workspace_dir)
+    tools = build_ops_tools((lambda: services) if services else default_services, workspace)
+    return build_deep_agent(
+        NAME,
+        model=model or make_model(settings),
+        system_prompt=SYSTEM_PROMPT,
+        tools=tools,
+        policy=ops_policy(),
+        subagents=[file_manager(tools), deployer()],
+        interrupt_mode="per_call",
+        checkpointer=checkpointer,
+        backend=workspace.backend(),
+    )
+
+
+graph = make_graph()

@@ -1,0 +1,146 @@
+"""In-process approval cycle: our `support` agent against the stock Deep Agent, interleaved.
+
+One cycle: a refund request runs to the interrupt, the reviewer approves, the agent finishes.
+Both agents share the process, the scripted model, the tools and one SQLite business database;
+checkpoints live in `InMemorySaver`. No HTTP, no queue: that is `bench.server_cycles`.
+"""
+
+from __future__ import annotations
+
+import gc
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from agents import support
+from bench import stock_agent
+from bench.report import Row, Section
+from bench.stats import Latency
+from hitl.scripted import phrases
+from hitl.scripted.model import ScriptedChatModel
+from hitl.settings import Settings
+from services.registry import Services
+from tests.conftest import add_order
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from bench.sizes import BenchSizes
+
+CYCLE_AMOUNT = 450.0
+"""Above the auto-approve limit (100), below the supervisor limit: one reviewer approves."""
+
+APPROVE = {"decisions": [{"type": "approve"}]}
+
+
+@dataclass
+class InProcessAgent:
+    """One agent driven through approval cycles on its own threads."""
+
+    name: str
+    graph: Any
+    services: Services
+
+    def cycle(self) -> float:
+        """Run one approval cycle on a fresh order; its duration in seconds.
+
+        Raises:
+            RuntimeError: when the cycle does not pause once or does not refund exactly once.
+        """
+        order_id = add_order(self.services, CYCLE_AMOUNT)
+        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+        request = {"messages": [{"role": "user", "content": phrases.refund_in_full(order_id)}]}
+        gc.collect()
+        started = time.perf_counter()
+        paused = self.graph.invoke(request, config, version="v2")
+        self.graph.invoke(Command(resume=APPROVE), config, version="v2")
+        elapsed = time.perf_counter() - started
+        refunds = self.services.payments.refunds_for(order_id)
+        if len(paused.interrupts) != 1 or [r["amount"] for r in refunds] != [CYCLE_AMOUNT]:
+            msg = (
+                f"{self.name}: an approval cycle must pause once and refund {CYCLE_AMOUNT:g} once "
+                f"(paused {len(paused.interrupts)} times, refunds {refunds})"
+            )
+            raise RuntimeError(msg)
+        return elapsed
+
+
+def agents_under_test(services: Services) -> tuple[InProcessAgent, InProcessAgent]:
+    """Ours and the stock agent over the same services, model class and settings."""
+    settings = Settings()
+    ours = support.make_graph(
+        model=ScriptedChatModel(), checkpointer=InMemorySaver(), services=services, settings=settings
+    )
+    stock = stock_agent.make_graph(
+        model=ScriptedChatModel(), checkpointer=InMemorySaver(), services=services, settings=settings
+    )
+    return InProcessAgent("support", ours, services), InProcessAgent("stock", stock, services)
+
+
+def measure(sizes: BenchSizes, progress: Progress) -> Section:
+    """Time `sizes.cycles` cycles of each agent, alternating which one goes first."""
+    with tempfile.TemporaryDirectory(prefix="bench-inprocess-") as tmp:
+        services = Services.open(f"sqlite:///{Path(tmp) / 'business.db'}")
+        ours, stock = agents_under_test(services)
+        for _ in range(sizes.warmup):
+            ours.cycle()
+            stock.cycle()
+        samples: dict[str, list[float]] = {ours.name: [], stock.name: []}
+        task = progress.add_task("in-process approval cycles", total=2 * sizes.cycles)
+        for i in range(sizes.cycles):
+            for agent in (ours, stock) if i % 2 == 0 else (stock, ours):
+                samples[agent.name].append(agent.cycle())
+                progress.advance(task)
+    ours_latency, stock_latency = Latency.of(samples[ours.name]), Latency.of(samples[stock.name])
+    limit = (
+        "one core: the Deep Agents middleware stack runs 3 model calls per cycle (token counting, "
+        "tool schemas, a thread pool per step); the SQLite refund write"
+    )
+    return Section(
+        name="in_process",
+        title="1. In-process approval cycle",
+        reference=(
+            "`bench.stock_agent`: stock `create_deep_agent(model, tools, interrupt_on=...)` with the same "
+            "`ScriptedChatModel`, the same `build_support_tools` and the same business database."
+        ),
+        rows=[
+            Row(
+                "in_process",
+                "in-process approval cycle, p50",
+                "ms",
+                ours_latency.p50 * 1000,
+                stock_latency.p50 * 1000,
+                limit,
+                "≤ 1.2x",
+            ),
+            Row(
+                "in_process",
+                "in-process approval cycle, p90",
+                "ms",
+                ours_latency.p90 * 1000,
+                stock_latency.p90 * 1000,
+                limit,
+            ),
+        ],
+        details={"ours": ours_latency.as_dict(), "stock": stock_latency.as_dict(), "warmup": sizes.warmup},
+        notes=[
+            (
+                f"A cycle: '{phrases.refund_in_full('B…')}' (a fresh order of {CYCLE_AMOUNT:g}) → "
+                "get_order → issue_refund pauses → approve → the refund is written once (checked) → answer."
+            ),
+            (
+                f"{sizes.cycles} timed cycles per agent after {sizes.warmup} warm-up cycles, alternating "
+                "which agent goes first; `gc.collect()` before each, outside the timing."
+            ),
+            (
+                "Ours also carries the `refund_specialist` subagent and its gate; the stock agent has only "
+                "the default general-purpose subagent."
+            ),
+        ],
+    )

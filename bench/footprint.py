@@ -1,0 +1,115 @@
+"""Memory and disk per pending approval: how much a waiting thread costs the dev server.
+
+Resident memory of the server's process tree and bytes under its `.langgraph_api/` and data
+folders, before and after a batch of pending approvals of one agent; ours first, then stock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from bench.pending import PENDING_AMOUNT, add_pending
+from bench.probes import disk_bytes, resident_bytes
+from bench.report import Row, Section
+from bench.served import OURS, STOCK, server_state_dirs
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+    from rich.progress import Progress
+
+    from bench.sizes import BenchSizes
+    from services.registry import Services
+    from tests.server.conftest import DevServer
+
+FLUSH_WAIT_SECONDS = 11.0
+"""The in-memory runtime writes `.langgraph_api/` every 10 s: wait one flush before reading disk."""
+
+MEMORY_LIMIT = (
+    "RSS of a Python process: allocator reuse and the runtime's periodic pickling make it move in "
+    "steps; larger batches (`--footprint-pending`) average that out"
+)
+DISK_LIMIT = (
+    "the runtime's snapshot of threads and runs (`.langgraph_api/`) plus the checkpoints and "
+    "business rows in the data folder (SQLite, WAL included)"
+)
+
+
+def snapshot(server: DevServer) -> dict[str, int]:
+    """Resident bytes of the server tree and bytes on disk in each of its state folders."""
+    disk = {name: disk_bytes(path) for name, path in server_state_dirs(server).items()}
+    return {"rss": resident_bytes(server.process.pid), **disk}
+
+
+async def measure(
+    server: DevServer, client: LangGraphClient, services: Services, sizes: BenchSizes, progress: Progress
+) -> Section:
+    """Per-approval growth of memory and disk for `sizes.footprint_pending` approvals of each agent."""
+    count = sizes.footprint_pending
+    await asyncio.sleep(FLUSH_WAIT_SECONDS)
+    snapshots: dict[str, dict[str, int]] = {"start": snapshot(server)}
+    rates: dict[str, float] = {}
+    for agent in (OURS, STOCK):
+        rates[agent] = await add_pending(
+            client, services, agent, count, window=sizes.fill_window, progress=progress
+        )
+        await asyncio.sleep(FLUSH_WAIT_SECONDS)
+        snapshots[agent] = snapshot(server)
+    growth = {
+        OURS: _per_approval(snapshots["start"], snapshots[OURS], count),
+        STOCK: _per_approval(snapshots[OURS], snapshots[STOCK], count),
+    }
+    return Section(
+        name="footprint",
+        title="4. Memory and disk per pending approval",
+        reference="the stock agent's pending approvals, made the same way in the same server after ours.",
+        rows=[
+            Row(
+                "footprint",
+                "server RSS per pending approval",
+                "KB",
+                growth[OURS]["rss"] / 1024,
+                growth[STOCK]["rss"] / 1024,
+                MEMORY_LIMIT,
+                "≤ 50 KB (ours)",
+            ),
+            Row(
+                "footprint",
+                "disk per pending approval",
+                "KB",
+                growth[OURS]["disk"] / 1024,
+                growth[STOCK]["disk"] / 1024,
+                DISK_LIMIT,
+            ),
+        ],
+        details={
+            "pending_per_agent": count,
+            "snapshots_bytes": snapshots,
+            "growth_bytes_per_approval": growth,
+            "pending_per_second": rates,
+        },
+        notes=[
+            (
+                f"{count} pending approvals per agent ('Refund {PENDING_AMOUNT:g} on order B…', each its "
+                "own order and thread), after the throughput rounds; memory and disk read after a "
+                f"{FLUSH_WAIT_SECONDS:.0f} s wait for the runtime's flush."
+            ),
+            "RSS is VmRSS of the server process and its children (`/proc/<pid>/status`).",
+            "Disk per folder (bytes per approval): "
+            + "; ".join(
+                f"{agent}: " + ", ".join(f"{k} {v:.0f}" for k, v in g.items() if k not in {"rss", "disk"})
+                for agent, g in growth.items()
+            ),
+        ],
+    )
+
+
+def _per_approval(before: dict[str, int], after: dict[str, int], count: int) -> dict[str, float]:
+    per = {key: (after[key] - before[key]) / count for key in before}
+    per["disk"] = sum(v for k, v in per.items() if k != "rss")
+    return per
+
+
+def absolute_footprint(server: DevServer, pending: int) -> dict[str, Any]:
+    """The server's whole footprint now, with `pending` approvals waiting (for the inbox notes)."""
+    return {"pending": pending, **snapshot(server)}

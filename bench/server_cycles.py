@@ -1,0 +1,159 @@
+"""The approval cycle through a real `langgraph dev` and `langgraph-sdk`, ours beside the stock agent.
+
+At each concurrency, that many clients run cycles back to back: create a thread, run it to
+the interrupt (`runs.wait`), resume it with an approval (`runs.wait`), check the refund. Ours
+and the stock agent take turns in rounds (ours, stock, stock, ours) on the same server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
+from bench.report import Row, Section
+from bench.served import OURS, STOCK
+from bench.stats import Latency
+from hitl.scripted import phrases
+from tests.conftest import add_order
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+    from rich.progress import Progress, TaskID
+
+    from bench.sizes import BenchSizes
+    from services.registry import Services
+
+QUEUE_LIMIT = (
+    "the in-memory runtime: a new run waits for the worker queue's 0.5 s poll, and a waiting client "
+    "for the run's stream; 2 runs per cycle"
+)
+TARGET_CONCURRENCY = 50
+"""DESIGN.md's throughput target (ours ≥ 0.9x stock) is set at this concurrency."""
+THROUGHPUT_LIMIT = (
+    "10 jobs per worker, 2 cores shared with the clients; one Python process (GIL) runs every graph"
+)
+
+
+async def one_cycle(client: LangGraphClient, agent: str, services: Services) -> float:
+    """One approval cycle of `agent` through the server; its duration in seconds.
+
+    Raises:
+        RuntimeError: when the refund was not written exactly once.
+    """
+    order_id = add_order(services, CYCLE_AMOUNT)
+    started = time.perf_counter()
+    thread = await client.threads.create()
+    request: dict[str, Any] = {"messages": [{"role": "user", "content": phrases.refund_in_full(order_id)}]}
+    await client.runs.wait(thread["thread_id"], agent, input=request)
+    await client.runs.wait(thread["thread_id"], agent, command={"resume": APPROVE})
+    elapsed = time.perf_counter() - started
+    refunds = services.payments.refunds_for(order_id)
+    if [r["amount"] for r in refunds] != [CYCLE_AMOUNT]:
+        msg = f"{agent} through the server: expected one refund of {CYCLE_AMOUNT:g}, found {refunds}"
+        raise RuntimeError(msg)
+    return elapsed
+
+
+async def round_of_cycles(  # noqa: PLR0913  (one round, fully described)
+    client: LangGraphClient,
+    agent: str,
+    services: Services,
+    *,
+    cycles: int,
+    concurrency: int,
+    progress: Progress,
+    task: TaskID,
+) -> tuple[list[float], float]:
+    """`cycles` cycles by `concurrency` clients; the latencies and the wall time."""
+    remaining = cycles
+    latencies: list[float] = []
+
+    async def client_loop() -> None:
+        nonlocal remaining
+        while remaining > 0:
+            remaining -= 1
+            latencies.append(await one_cycle(client, agent, services))
+            progress.advance(task)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client_loop() for _ in range(min(concurrency, cycles))))
+    return latencies, time.perf_counter() - started
+
+
+async def measure(
+    client: LangGraphClient, services: Services, sizes: BenchSizes, progress: Progress
+) -> Section:
+    """Latency and throughput of both agents at every concurrency in `sizes.concurrency`."""
+    section = Section(
+        name="server",
+        title="2. Approval cycle through the server",
+        reference=(
+            "the stock agent served as `stock` by the same `langgraph dev` (same auth, same checkpointer, "
+            "same process), taking turns with ours."
+        ),
+        notes=[
+            (
+                "`langgraph dev --n-jobs-per-worker 10 --no-reload`, in-memory runtime, serving a copy of "
+                "`langgraph.json` made at run time with `stock` added; every request carries "
+                "`Authorization: Bearer dev-supervisor1`."
+            ),
+            (
+                "Latency: from `threads.create` to the end of the approving `runs.wait`. Throughput: "
+                "cycles finished / wall time of the rounds. Each cycle's refund is checked in the "
+                "business database."
+            ),
+        ],
+    )
+    for concurrency in sizes.concurrency:
+        cycles = sizes.server_cycles(concurrency)
+        latencies: dict[str, list[float]] = {OURS: [], STOCK: []}
+        walls = dict.fromkeys(latencies, 0.0)
+        task = progress.add_task(f"server cycles at concurrency {concurrency}", total=2 * cycles)
+        for agent in (OURS, STOCK, STOCK, OURS):
+            samples, wall = await round_of_cycles(
+                client,
+                agent,
+                services,
+                cycles=cycles // 2,
+                concurrency=concurrency,
+                progress=progress,
+                task=task,
+            )
+            latencies[agent] += samples
+            walls[agent] += wall
+        summary: dict[str, Any] = {
+            agent: {**Latency.of(samples).as_dict(), "cycles_per_s": len(samples) / walls[agent]}
+            for agent, samples in latencies.items()
+        }
+        section.details[f"concurrency_{concurrency}"] = summary
+        ours, stock = summary[OURS], summary[STOCK]
+        section.rows += [
+            Row(
+                "server",
+                f"server cycle at concurrency {concurrency}, p50",
+                "s",
+                ours["p50"],
+                stock["p50"],
+                QUEUE_LIMIT,
+            ),
+            Row(
+                "server",
+                f"server cycle at concurrency {concurrency}, p90",
+                "s",
+                ours["p90"],
+                stock["p90"],
+                QUEUE_LIMIT,
+            ),
+            Row(
+                "server",
+                f"server throughput at concurrency {concurrency}",
+                "cycles/s",
+                ours["cycles_per_s"],
+                stock["cycles_per_s"],
+                THROUGHPUT_LIMIT,
+                "≥ 0.9x" if concurrency == TARGET_CONCURRENCY else "",
+            ),
+        ]
+    return section

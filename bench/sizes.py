@@ -1,0 +1,63 @@
+"""How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
+
+`python -m bench --help` lists them. The defaults finish in about 15 minutes on 2 cores;
+the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+class BenchSizes(BaseSettings):
+    """Sizes and switches of one benchmark run (`--cycles 50` or `BENCH_CYCLES=50`)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BENCH_",
+        cli_kebab_case=True,
+        cli_implicit_flags=True,
+        cli_prog_name="python -m bench",
+        extra="ignore",
+    )
+
+    cycles: int = Field(default=100, ge=1, description="In-process approval cycles timed per agent.")
+    warmup: int = Field(default=5, ge=0, description="Untimed in-process cycles per agent first.")
+    concurrency: list[int] = Field(
+        default=[1, 10, 50], description="Concurrent clients for the approval cycle through the server."
+    )
+    server_cycles_min: int = Field(
+        default=10, ge=1, description="Server cycles per agent at each concurrency, at least."
+    )
+    server_cycles_per_client: int = Field(
+        default=4,
+        ge=1,
+        description="Server cycles per agent and concurrent client (if more than the minimum).",
+    )
+    footprint_pending: int = Field(
+        default=500, ge=1, description="Pending approvals created per agent to measure memory and disk."
+    )
+    inbox_sizes: list[int] = Field(
+        default=[1000, 10000], description="Pending approvals in the server when the inbox is listed."
+    )
+    inbox_page: int = Field(default=50, ge=1, description="Pending approvals on the first inbox page.")
+    inbox_queue_page: int = Field(
+        default=500, ge=1, le=500, description="Page size when listing the whole queue (/inbox allows 500)."
+    )
+    inbox_repeats: int = Field(default=3, ge=1, description="First-page listings timed at each inbox size.")
+    fill_window: int = Field(
+        default=100, ge=1, le=100, description="Runs in flight while pending approvals are created."
+    )
+    startup_runs: int = Field(default=2, ge=1, description="Server starts timed per configuration.")
+    import_runs: int = Field(default=5, ge=1, description="Graph imports timed per agent.")
+    progress: bool = Field(default=True, description="Show progress bars.")
+    out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
+
+    def server_cycles(self, concurrency: int) -> int:
+        """Cycles per agent at `concurrency` (an even number: two interleaved rounds)."""
+        wanted = max(self.server_cycles_min, self.server_cycles_per_client * concurrency)
+        return wanted + wanted % 2

@@ -1,0 +1,69 @@
+"""The reference agent: a stock `create_deep_agent(..., interrupt_on=...)` with our model and tools.
+
+Same scripted model, same support tools, same system prompt and the same decisions per tool as
+`agents.support`, but LangChain's own `HumanInTheLoopMiddleware`: no `ApprovalGate`, no roles,
+no answer validation, no subagent policy. The benchmarks serve it beside `support` as `stock`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from deepagents import create_deep_agent
+
+from hitl.models import make_model
+from hitl.settings import Settings, get_settings
+from services.registry import Services, default_services
+from tools.support import build_support_tools
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import InterruptOnConfig
+    from langchain.agents.middleware.types import ToolCallRequest
+    from langchain_core.language_models import BaseChatModel
+    from langgraph.graph.state import CompiledStateGraph
+    from langgraph.types import Checkpointer
+
+NAME = "stock"
+SYSTEM_PROMPT = (
+    "You are a customer-service agent for an online shop. Look orders up before acting, "
+    "follow the refund policy, and ask the user when something is missing."
+)
+"""The words of `agents.support.SYSTEM_PROMPT`, kept here so that importing the reference does not
+import ours (the import-time benchmark compares the two); the smoke test checks they agree."""
+
+
+def stock_interrupt_on(settings: Settings) -> dict[str, bool | InterruptOnConfig]:
+    """The support policy in stock terms: the same tools pause with the same decisions."""
+    limit = settings.refund_auto_approve_limit
+
+    def above_limit(request: ToolCallRequest) -> bool:
+        return float(request.tool_call["args"]["amount"]) > limit
+
+    return {
+        "issue_refund": {"allowed_decisions": ["approve", "edit", "reject"], "when": above_limit},
+        "send_email": {"allowed_decisions": ["approve", "reject"]},
+        "ask_user": {"allowed_decisions": ["respond"]},
+    }
+
+
+def make_graph(
+    *,
+    model: BaseChatModel | None = None,
+    checkpointer: Checkpointer | None = None,
+    services: Services | None = None,
+    settings: Settings | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The stock agent, built like `agents.support.make_graph`."""
+    settings = settings or get_settings()
+    tools = build_support_tools((lambda: services) if services else default_services)
+    return create_deep_agent(
+        model or make_model(settings),
+        tools,
+        system_prompt=SYSTEM_PROMPT,
+        interrupt_on=stock_interrupt_on(settings),
+        checkpointer=checkpointer,
+        name=NAME,
+    )
+
+
+graph = make_graph()

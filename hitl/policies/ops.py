@@ -1,0 +1,72 @@
+"""Who reviews what in ops: file writes and deletions, SQL that is not a plain read.
+
+Every ops agent works on a real directory, so each of them (the general-purpose subagent
+and the deployer included) gates writing files; `file_manager` gates reading them too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hitl.policy import Policy, ToolGate
+from services.sql import is_read_only
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hitl.contracts import DecisionType
+
+
+def _describe_write(_name: str, args: Mapping[str, Any]) -> str:
+    return f"Write {args['file_path']} ({len(str(args['content']))} characters)"
+
+
+def _describe_edit(_name: str, args: Mapping[str, Any]) -> str:
+    return f"Edit {args['file_path']}: replace {str(args['old_string'])[:60]!r}"
+
+
+def file_write_policy() -> Policy:
+    """Writing or editing a workspace file: approve, edit, reject, or respond in the tool's place."""
+    every: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
+    return {
+        "write_file": ToolGate(allowed_decisions=every, description=_describe_write),
+        "edit_file": ToolGate(allowed_decisions=every, description=_describe_edit),
+    }
+
+
+def delete_file_gate() -> ToolGate:
+    """Deleting a workspace file: approve, edit (another path) or reject."""
+    return ToolGate(
+        allowed_decisions=("approve", "edit", "reject"),
+        description=lambda _n, a: f"Delete {a['path']}",
+    )
+
+
+def ops_policy() -> Policy:
+    """The `ops` agent's policy; `read_data` and SELECTs run without a person."""
+    return {
+        **file_write_policy(),
+        "execute_sql": ToolGate(
+            allowed_decisions=("approve", "reject"),
+            when=lambda args: not is_read_only(str(args["query"])),
+            description=lambda _n, a: f"Run SQL: {a['query']}",
+        ),
+        "delete_file": delete_file_gate(),
+    }
+
+
+def file_manager_policy() -> Policy:
+    """`file_manager` overrides the parent: reading a file needs a person too."""
+    return {
+        **file_write_policy(),
+        "delete_file": delete_file_gate(),
+        "read_file": ToolGate(
+            allowed_decisions=("approve", "reject"),
+            description=lambda _n, a: f"Read {a['file_path']}",
+        ),
+    }
+
+
+def deployer_policy() -> Policy:
+    """`deployer` asks for sign-off with `request_approval`; its file writes are gated like the parent's."""
+    return file_write_policy()

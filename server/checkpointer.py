@@ -1,0 +1,86 @@
+"""The durable checkpointer of `langgraph dev` (`checkpointer.path` in `langgraph.json`).
+
+The embedded runtime keeps checkpoints in memory and saves them every 10 s; this saver commits
+each checkpoint to SQLite in `DATA_DIR` as it is written, so a pending approval survives a crash.
+Not for the production Agent Server, which keeps its checkpoints in PostgreSQL (`deploy/README.md`).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from hitl.settings import get_settings
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from pathlib import Path
+
+
+class DurableSaver(AsyncSqliteSaver):
+    """`AsyncSqliteSaver` that can also say which threads and runs its checkpoints belong to."""
+
+    async def latest_metadata(self) -> dict[str, dict[str, Any]]:
+        """The metadata of every thread's latest top-level checkpoint, by thread id."""
+        rows = await self._rows(
+            "SELECT c.thread_id, c.metadata FROM checkpoints AS c JOIN ("
+            " SELECT thread_id, MAX(checkpoint_id) AS checkpoint_id FROM checkpoints"
+            " WHERE checkpoint_ns = '' GROUP BY thread_id"
+            ") AS latest USING (thread_id, checkpoint_id) WHERE c.checkpoint_ns = ''"
+        )
+        return {str(thread_id): _metadata(raw) for thread_id, raw in rows}
+
+    async def writer_run_ids(self, thread_id: str) -> set[str]:
+        """The ids of the runs that wrote a top-level checkpoint of `thread_id`."""
+        rows = await self._rows(
+            "SELECT metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''", (thread_id,)
+        )
+        return {str(run_id) for (raw,) in rows if (run_id := _metadata(raw).get("run_id"))}
+
+    async def _rows(self, query: str, params: tuple[str, ...] = ()) -> list[tuple[Any, ...]]:
+        await self.setup()
+        async with self.lock, self.conn.execute(query, params) as cursor:
+            return [tuple(row) async for row in cursor]
+
+
+def _metadata(raw: bytes | str | None) -> dict[str, Any]:
+    loaded = json.loads(raw) if raw else {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def checkpoint_file() -> Path:
+    """Where the dev server's checkpoints are kept: `checkpoints.db` in `DATA_DIR`."""
+    return get_settings().data_dir / "checkpoints.db"
+
+
+@asynccontextmanager
+async def durable_checkpointer() -> AsyncIterator[DurableSaver]:
+    """Open the SQLite checkpoint file; the server enters this once per event loop.
+
+    Raises:
+        RuntimeError: started by the production Agent Server, which must keep its own
+            PostgreSQL checkpointer (its image sets `LANGGRAPH_CHECKPOINTER` from
+            `langgraph.json`; `deploy/docker-compose.yml` clears it).
+    """
+    from langgraph_api.feature_flags import IS_POSTGRES_BACKEND  # noqa: PLC0415 (only inside the server)
+
+    if IS_POSTGRES_BACKEND:
+        msg = (
+            "server.checkpointer is for `langgraph dev` only: the Agent Server keeps its checkpoints "
+            "in PostgreSQL. Set LANGGRAPH_CHECKPOINTER='' for the container (see deploy/README.md)."
+        )
+        raise RuntimeError(msg)
+    path = checkpoint_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    async with aiosqlite.connect(path) as conn:
+        # WAL + NORMAL: a commit survives the death of the process (what we guard against)
+        # without an fsync per checkpoint; a power cut may lose the last few.
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        saver = DurableSaver(conn)
+        await saver.setup()
+        yield saver

@@ -1,0 +1,107 @@
+"""Start-up recovery of `langgraph dev`: its thread and run records put back in line with the checkpoints.
+
+The embedded runtime saves thread and run records every 10 s, while `server.checkpointer` commits
+every checkpoint. After a crash a thread may have checkpoints but no record (it is recreated under
+the same id, graph and owner), a stale status (recomputed), or a run the runtime would replay over
+the turn it already wrote (closed, or continued from its last checkpoint). Uses the embedded
+runtime's own API; the production server keeps records and checkpoints together and needs none of it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from server.checkpointer import durable_checkpointer
+
+if TYPE_CHECKING:
+    from server.checkpointer import DurableSaver
+
+logger = structlog.stdlib.get_logger(__name__)
+
+RESTORED_METADATA = ("graph_id", "assistant_id", "owner")
+"""Thread metadata a recreated thread gets back from its last checkpoint: its graph, and its owner."""
+
+
+@dataclass
+class Recovery:
+    """What start-up recovery changed, by id."""
+
+    recreated_threads: list[str] = field(default_factory=list)
+    refreshed_threads: list[str] = field(default_factory=list)
+    closed_runs: list[str] = field(default_factory=list)
+    continued_runs: list[str] = field(default_factory=list)
+
+
+async def recover_after_crash() -> Recovery:
+    """Recover, when this is `langgraph dev` with the durable checkpointer; a no-op anywhere else.
+
+    Call it from the server's lifespan before anything else awaits: the run queue has started,
+    and holding its lock from the first instant keeps every left-over run pending meanwhile.
+    """
+    from langgraph_api import config  # noqa: PLC0415 (these exist only inside the server)
+    from langgraph_api.feature_flags import IS_POSTGRES_BACKEND  # noqa: PLC0415
+    from langgraph_runtime.ops import RUN_LOCK  # noqa: PLC0415
+
+    if IS_POSTGRES_BACKEND or not config.USE_CUSTOM_CHECKPOINTER:
+        return Recovery()
+    async with RUN_LOCK, durable_checkpointer() as saver:
+        recovery = await recover(saver)
+    await logger.ainfo(
+        "Recovered the dev server's records from its durable checkpoints",
+        recreated_threads=len(recovery.recreated_threads),
+        refreshed_threads=len(recovery.refreshed_threads),
+        closed_runs=recovery.closed_runs,
+        continued_runs=recovery.continued_runs,
+    )
+    return recovery
+
+
+async def recover(saver: DurableSaver) -> Recovery:
+    """Bring the embedded runtime's records in line with `saver`'s checkpoints.
+
+    Every thread whose latest checkpoint was written by a run the records do not know, or that
+    has a pending run which already wrote checkpoints (the runtime would apply its input again),
+    gets its status, values and interrupts from the checkpoint. Such a run is closed, unless
+    it was cut off mid-step: then it continues from the checkpoint it reached, without its input.
+    """
+    from langgraph_api.state import state_snapshot_to_thread_state  # noqa: PLC0415
+    from langgraph_runtime.database import connect  # noqa: PLC0415
+    from langgraph_runtime.ops import Runs, Threads  # noqa: PLC0415
+
+    recovery = Recovery()
+    async with connect() as conn:
+        known_threads = {str(thread["thread_id"]) for thread in conn.store["threads"]}
+        known_runs = {str(run["run_id"]) for run in conn.store["runs"]}
+        pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for run in conn.store["runs"]:
+            if run["status"] == "pending":
+                pending[str(run["thread_id"])].append(run)
+
+        for thread_id, latest in (await saver.latest_metadata()).items():
+            writers = await saver.writer_run_ids(thread_id) if pending[thread_id] else set()
+            started = [run for run in pending[thread_id] if str(run["run_id"]) in writers]
+            if thread_id in known_threads and latest.get("run_id") in known_runs and not started:
+                continue
+            if thread_id in known_threads:
+                recovery.refreshed_threads.append(thread_id)
+            else:
+                metadata = {key: latest[key] for key in RESTORED_METADATA if key in latest}
+                await anext(await Threads.put(conn, thread_id, metadata=metadata, if_exists="do_nothing"))
+                recovery.recreated_threads.append(thread_id)
+
+            snapshot = await Threads.State.get(conn, {"configurable": {"thread_id": thread_id}})
+            at_rest = not snapshot.tasks or bool(snapshot.interrupts)
+            for run in started:
+                run_id = str(run["run_id"])
+                if run_id == latest.get("run_id") and not at_rest:
+                    run["kwargs"].update(input=None, command=None)
+                    recovery.continued_runs.append(run_id)
+                else:
+                    await Runs.set_status(conn, run["run_id"], "success")
+                    recovery.closed_runs.append(run_id)
+            await Threads.set_status(conn, thread_id, state_snapshot_to_thread_state(snapshot), None)
+    return recovery

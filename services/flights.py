@@ -1,0 +1,57 @@
+"""Flights: search a route on a day, or look one flight up. Read-only; bookings live apart."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypedDict
+
+from sqlalchemy import func, select
+
+from services.database import flights
+from services.errors import BusinessRuleError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+
+class Flight(TypedDict):
+    """A flight as the tools see it; `price` is the economy fare."""
+
+    flight_id: str
+    carrier: str
+    origin: str
+    destination: str
+    date: str
+    departs: str
+    price: float
+
+
+class Timetable:
+    """Read access to the flights in the business database."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Use the business database behind `engine`."""
+        self._engine = engine
+
+    def search(self, *, origin: str, destination: str, date: str) -> list[Flight]:
+        """Every flight from `origin` to `destination` on `date` (YYYY-MM-DD), cheapest first.
+
+        City names match without regard to case.
+        """
+        query = (
+            select(flights)
+            .where(func.lower(flights.c.origin) == origin.strip().lower())
+            .where(func.lower(flights.c.destination) == destination.strip().lower())
+            .where(flights.c.date == date.strip())
+            .order_by(flights.c.price, flights.c.departs)
+        )
+        with self._engine.connect() as conn:
+            return [Flight(**row) for row in conn.execute(query).mappings()]  # type: ignore[typeddict-item]
+
+    def get(self, flight_id: str) -> Flight:
+        """The flight `flight_id`; raises `BusinessRuleError` if there is none."""
+        with self._engine.connect() as conn:
+            row = conn.execute(select(flights).where(flights.c.flight_id == flight_id)).mappings().first()
+        if row is None:
+            msg = f"There is no flight {flight_id}."
+            raise BusinessRuleError(msg)
+        return Flight(**row)  # type: ignore[typeddict-item]

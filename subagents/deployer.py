@@ -1,0 +1,20 @@
+"""`deployer`: the ops subagent that asks a reviewer to sign a deployment off before reporting it."""
+
+from __future__ import annotations
+
+from hitl.deep_agent import SubagentSpec
+from hitl.policies.ops import deployer_policy
+from tools.approval import build_approval_tool
+
+NAME = "deployer"
+
+
+def deployer() -> SubagentSpec:
+    """The spec, with its own `request_approval` tool."""
+    return SubagentSpec(
+        name=NAME,
+        description="Deploys a version to an environment once a reviewer has signed it off.",
+        system_prompt="You deploy releases. Ask with request_approval first, then report the answer.",
+        tools=[build_approval_tool(default_agent=NAME)],
+        policy=deployer_policy(),
+    )

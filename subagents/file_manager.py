@@ -1,0 +1,26 @@
+"""`file_manager`: the ops subagent for workspace files, stricter than its parent (reads are gated)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hitl.deep_agent import SubagentSpec
+from hitl.policies.ops import file_manager_policy
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+NAME = "file_manager"
+FILE_TOOLS = ("delete_file",)
+"""Its own tools besides Deep Agents' file tools (read_file, write_file, ...), which every agent has."""
+
+
+def file_manager(tools: list[BaseTool]) -> SubagentSpec:
+    """The spec, using the file tools out of the parent's `tools`."""
+    return SubagentSpec(
+        name=NAME,
+        description="Reads, writes and deletes workspace files; a person reviews every one, reads included.",
+        system_prompt="You manage files in the workspace. Do exactly the file operation you are asked for.",
+        tools=[t for t in tools if t.name in FILE_TOOLS],
+        policy=file_manager_policy(),
+    )
