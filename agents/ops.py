@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.deadlines import Deadline
 from hitl.deep_agent import build_deep_agent
 from hitl.models import make_model
 from hitl.policies.ops import ops_policy
@@ -52,6 +53,7 @@ def make_graph(
         subagents=[file_manager(tools), deployer()],
         interrupt_mode="per_call",
         checkpointer=checkpointer,
+        default_deadline=Deadline(settings.approval_deadline_seconds),
         backend=workspace.backend(),
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.deadlines import Deadline
 from hitl.deep_agent import build_deep_agent
 from hitl.models import make_model
 from hitl.policies.support import support_policy
@@ -46,6 +47,7 @@ def make_graph(
         policy=support_policy(settings),
         subagents=[refund_specialist(tools, settings)],
         checkpointer=checkpointer,
+        default_deadline=Deadline(settings.approval_deadline_seconds),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.deadlines import Deadline
 from hitl.deep_agent import build_deep_agent
 from hitl.models import make_model
 from hitl.policies.travel import travel_policy
@@ -48,6 +49,7 @@ def make_graph(
         policy=travel_policy(),
         subagents=[booking_agent(tools)],
         checkpointer=checkpointer,
+        default_deadline=Deadline(settings.approval_deadline_seconds),
     )
 
 

@@ -7,17 +7,23 @@ line on stderr and a non-zero exit.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
+import click
 import httpx
 import typer
 from langgraph_sdk import get_sync_client
-from langgraph_sdk.client import SyncLangGraphClient
 from rich.console import Console
 from rich.table import Table
 
 from hitl.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import SyncLangGraphClient
+
+    from hitl.contracts import Decision
 
 app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
 out = Console()
@@ -27,7 +33,9 @@ Url = Annotated[str, typer.Option(envvar="HITL_URL", help="Server address.")]
 Token = Annotated[str, typer.Option(envvar="HITL_TOKEN", help="Your bearer token.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 Call = Annotated[str | None, typer.Argument(help="Tool call id or tool name; optional if only one waits.")]
-Rest = Annotated[str | None, typer.Option(help="Decide the other calls of the same batch too: approve or reject.")]
+Rest = Annotated[
+    str | None, typer.Option(help="Decide the other calls of the same batch too: approve or reject.")
+]
 DEFAULT_URL = "http://127.0.0.1:2024"
 
 
@@ -48,10 +56,8 @@ def server_error(error: httpx.HTTPError) -> NoReturn:
     """Turn an HTTP error into the server's own one-line explanation."""
     if isinstance(error, httpx.HTTPStatusError):
         detail = " ".join(getattr(error, "__notes__", [])) or error.response.text
-        try:
+        with contextlib.suppress(ValueError, AttributeError):
             detail = json.loads(detail).get("detail", detail)
-        except (ValueError, AttributeError):
-            pass
         fail(f"{error.response.status_code}: {detail}")
     fail(f"cannot reach the server: {error}")
 
@@ -104,7 +110,8 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
     client = connect(url, token)
     try:
         state = client.threads.get(thread)
-        receipts = (client.threads.get_state(thread)["values"] or {}).get("approval_receipts", [])
+        values = client.threads.get_state(thread)["values"]
+        receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
     except httpx.HTTPError as error:
         server_error(error)
     pending = pending_interrupts(state)
@@ -114,27 +121,31 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
     for interrupt in pending:
         value = interrupt.get("value") or {}
         for action in value.get("action_requests") or [value]:
+            what = action.get("name") or action.get("form") or action.get("action")
+            args = json.dumps(action.get("args") or action.get("context"))
             out.print(
-                f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants "
-                f"{action.get('name') or action.get('form') or action.get('action')}  "
-                f"call={action.get('tool_call_id')}  args={json.dumps(action.get('args') or action.get('context'))}"
+                f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants {what}  "
+                f"call={action.get('tool_call_id')}  args={args}"
             )
     for receipt in receipts:
-        out.print(f"  decided  {receipt['tool']}: {receipt['decision']} by {receipt['reviewer']} at {receipt['decided_at']}")
+        who = f"{receipt['reviewer']} at {receipt['decided_at']}"
+        out.print(f"  decided  {receipt['tool']}: {receipt['decision']} by {who}")
 
 
-def _decide(thread: str, call: str | None, decision: dict[str, Any], rest: str | None, client: SyncLangGraphClient) -> None:
+def _decide(
+    thread: str, call: str | None, decision: dict[str, Any], rest: str | None, client: SyncLangGraphClient
+) -> None:
     try:
         interrupts = pending_interrupts(client.threads.get(thread))
         target = _find_call(interrupts, call)
         if decision["type"] == "edit":
             decision = _edited(interrupts, target, decision)
-        chosen = {target: decision}
+        chosen: dict[str, Decision] = {target: decision}  # type: ignore[dict-item]
         if rest is not None:
             if rest not in {"approve", "reject"}:
                 fail("--rest must be approve or reject")
             batch = next(ids for i in interrupts if target in (ids := tool_call_ids(i)))
-            chosen |= {other: {"type": rest} for other in batch if other != target}
+            chosen |= {other: {"type": rest} for other in batch if other != target}  # type: ignore[misc]
         resume = build_resume(interrupts, chosen)
         result = client.runs.wait(thread, _assistant(client, thread), command={"resume": resume})
     except ResumeError as error:
@@ -148,14 +159,22 @@ def _find_call(interrupts: list[dict[str, Any]], call: str | None) -> str:
     calls = [
         (cid, action.get("name") or action.get("form") or "")
         for i in interrupts
-        for cid, action in zip(tool_call_ids(i), (i.get("value") or {}).get("action_requests") or [i.get("value") or {}], strict=False)
+        for cid, action in zip(
+            tool_call_ids(i),
+            (i.get("value") or {}).get("action_requests") or [i.get("value") or {}],
+            strict=False,
+        )
     ]
     if not calls:
         fail("nothing is waiting on this thread")
     matching = [cid for cid, name in calls if call in {None, cid, name}]
     if len(matching) != 1:
         listed = ", ".join(f"{cid} ({name})" for cid, name in calls)
-        fail(f"say which call to decide: {listed}" if matching else f"no pending call {call!r}; waiting: {listed}")
+        fail(
+            f"say which call to decide: {listed}"
+            if matching
+            else f"no pending call {call!r}; waiting: {listed}"
+        )
     return matching[0]
 
 
@@ -166,11 +185,14 @@ def _edited(interrupts: list[dict[str, Any]], call: str, decision: dict[str, Any
             if action.get("tool_call_id") == call:
                 args = decision["edited_action"]["args"]
                 if args is None:
-                    text = typer.edit(json.dumps(action.get("args", {}), indent=2), extension=".json")
+                    text = click.edit(json.dumps(action.get("args", {}), indent=2), extension=".json")
                     if text is None:
                         fail("edit cancelled: the editor was closed without saving")
                     args = _json_object(text, "the edited args")
-                return {"type": "edit", "edited_action": {"name": action["name"], "args": {**action.get("args", {}), **args}}}
+                return {
+                    "type": "edit",
+                    "edited_action": {"name": action["name"], "args": {**action.get("args", {}), **args}},
+                }
     fail(f"no pending call {call}")
 
 
@@ -202,7 +224,9 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 
 
 @app.command()
-def approve(thread: str, call: Call = None, rest: Rest = None, url: Url = DEFAULT_URL, token: Token = "") -> None:
+def approve(
+    thread: str, call: Call = None, rest: Rest = None, url: Url = DEFAULT_URL, token: Token = ""
+) -> None:
     """Approve a pending tool call."""
     _decide(thread, call, {"type": "approve"}, rest, connect(url, token))
 
@@ -240,7 +264,9 @@ def respond(
 def edit(
     thread: str,
     call: Call = None,
-    args: Annotated[str | None, typer.Option(help="JSON object of args to change; without it $EDITOR opens.")] = None,
+    args: Annotated[
+        str | None, typer.Option(help="JSON object of args to change; without it $EDITOR opens.")
+    ] = None,
     rest: Rest = None,
     url: Url = DEFAULT_URL,
     token: Token = "",
@@ -274,10 +300,14 @@ def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_
     client = connect(url, token)
     try:
         thread = client.threads.create()
-        result = client.runs.wait(thread["thread_id"], agent, input={"messages": [{"role": "user", "content": message}]})
+        said: dict[str, Any] = {"messages": [{"role": "user", "content": message}]}
+        result = client.runs.wait(thread["thread_id"], agent, input=said)
         state = client.threads.get(thread["thread_id"])
     except httpx.HTTPError as error:
         server_error(error)
-    if emit({"thread_id": thread["thread_id"], "status": state["status"], "pending": pending_interrupts(state)}, as_json):
+    if emit(
+        {"thread_id": thread["thread_id"], "status": state["status"], "pending": pending_interrupts(state)},
+        as_json,
+    ):
         return
     _report(client, thread["thread_id"], result)

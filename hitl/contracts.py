@@ -28,10 +28,14 @@ Decider = Literal["owner", "reviewer", "supervisor"]
 
 __all__ = [
     "ActionRequest",
+    "AllowInThread",
+    "Allowance",
     "ApprovalAnswer",
     "ApprovalReceipt",
     "ApprovalRequest",
+    "ApproveAndAllowDecision",
     "ApproveDecision",
+    "ArgBound",
     "AuditRecord",
     "BatchedApprovalRequest",
     "Decider",
@@ -41,10 +45,13 @@ __all__ = [
     "FlightBookingAnswer",
     "FlightBookingForm",
     "InterruptMode",
+    "PolicyOverride",
     "RejectDecision",
     "RespondDecision",
     "ReviewConfig",
+    "RunContext",
     "ToolApprovalRequest",
+    "ToolOverride",
 ]
 
 
@@ -64,6 +71,8 @@ class ReviewConfig(TypedDict):
     action_name: str
     allowed_decisions: list[DecisionType]
     required_role: Decider
+    may_allow: NotRequired[bool]
+    """Present and true when an approve may carry `allow` (see `ApproveAndAllowDecision`)."""
 
 
 class BatchedApprovalRequest(TypedDict):
@@ -72,6 +81,9 @@ class BatchedApprovalRequest(TypedDict):
     action_requests: list[ActionRequest]
     review_configs: list[ReviewConfig]
     agent: str
+    deadline: NotRequired[str]
+    on_expiry: NotRequired[Literal["reject", "escalate"]]
+    escalated_seconds: NotRequired[float | None]
 
 
 class ToolApprovalRequest(TypedDict):
@@ -85,6 +97,11 @@ class ToolApprovalRequest(TypedDict):
     agent: str
     required_role: Decider
     allowed_decisions: NotRequired[list[DecisionType]]
+    may_allow: NotRequired[bool]
+    """Present and true when an approve may carry `allow` (see `ApproveAndAllowDecision`)."""
+    deadline: NotRequired[str]
+    on_expiry: NotRequired[Literal["reject", "escalate"]]
+    escalated_seconds: NotRequired[float | None]
 
 
 class ApprovalReceipt(TypedDict):
@@ -156,6 +173,9 @@ class ApprovalRequest(TypedDict):
     message: str
     agent: str
     tool_call_id: str
+    deadline: NotRequired[str]
+    on_expiry: NotRequired[Literal["reject", "escalate"]]
+    escalated_seconds: NotRequired[float | None]
 
 
 class ApprovalAnswer(BaseModel):
@@ -165,6 +185,115 @@ class ApprovalAnswer(BaseModel):
 
     approved: bool = Field(strict=True, description="Whether the action may go ahead.")
     reason: str = Field(default="", description="Why; the agent reports it.")
+
+
+class MaxBound(TypedDict):
+    """The argument is a number of at most `max`."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    max: float
+
+
+class EqualsBound(TypedDict):
+    """The argument equals `equals` exactly."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    equals: str | int | float | bool
+
+
+ArgBound = MaxBound | EqualsBound
+"""A limit on one argument of the calls an allowance covers."""
+
+
+class AllowInThread(TypedDict):
+    """"Don't ask again in this thread for this tool", optionally within argument bounds."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    scope: Literal["thread"]
+    bounds: NotRequired[dict[str, ArgBound]]
+    """Argument name to its bound; calls outside any bound (or missing the argument) still pause."""
+
+
+class ApproveAndAllowDecision(TypedDict):
+    """An approve that may also allow later calls of the same tool in this thread.
+
+    Accepted only where the request says `may_allow`; policy's always-review calls never do.
+    """
+
+    type: Literal["approve"]
+    allow: NotRequired[AllowInThread]
+
+
+class Allowance(TypedDict):
+    """A standing approval in a thread's state (`approval_allowances`, keyed by `id`).
+
+    Written by the server from an approve's `allow`; the gate lets a later call of `tool` by
+    `agent` in `thread_id` run without a pause when it is within `bounds`, is not always-review,
+    is one the granter could decide, and was not already waiting (`tool_call_ids`) at the grant.
+    """
+
+    id: str
+    thread_id: str
+    agent: str
+    tool: str
+    bounds: dict[str, ArgBound]
+    granted_by: str
+    granted_role: Decider
+    granted_at: str
+    interrupt_id: str
+    tool_call_ids: list[str]
+    revoked_by: NotRequired[str]
+    revoked_at: NotRequired[str]
+
+
+class ToolOverride(BaseModel):
+    """How one run reviews one tool: gate it or not, and with which decisions."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    gated: bool | None = Field(
+        default=None,
+        description=(
+            "true: pause on every call (conditions such as limits are dropped); false: never pause "
+            "(loosening; always-review calls still pause); absent: as the policy says, or gated if "
+            "the policy does not gate the tool."
+        ),
+    )
+    allowed_decisions: list[DecisionType] | None = Field(
+        default=None,
+        min_length=1,
+        description="What a reviewer may answer; adding a type the policy does not allow is loosening.",
+    )
+
+
+class PolicyOverride(BaseModel):
+    """A policy override for one run, passed as `context={"policy": ...}`.
+
+    Tightening (more gates, fewer decisions, a lower limit) is open to whoever may run the
+    thread; loosening needs a supervisor. Both are audited. It holds for the run and its resumes.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    gate_all: bool = Field(
+        default=False, description="Pause on every call of every tool the policy gates, whatever its args."
+    )
+    tools: dict[str, ToolOverride] = Field(default_factory=dict, description="Per-tool overrides, by tool name.")
+    refund_auto_approve_limit: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="Refunds up to this amount run without a person (REFUND_AUTO_APPROVE_LIMIT for this run).",
+    )
+
+
+class RunContext(TypedDict):
+    """The agents' run context (`context_schema`): what a run may pass beside its input."""
+
+    policy: NotRequired[PolicyOverride]
 
 
 class BatchedResponse(TypedDict):
@@ -184,6 +313,10 @@ PUBLISHED: dict[str, Any] = {
     "ApprovalAnswer": ApprovalAnswer,
     "ApprovalReceipt": ApprovalReceipt,
     "AuditRecord": AuditRecord,
+    "ApproveAndAllowDecision": ApproveAndAllowDecision,
+    "Allowance": Allowance,
+    "PolicyOverride": PolicyOverride,
+    "RunContext": RunContext,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
 

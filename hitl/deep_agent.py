@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from langgraph.types import Checkpointer
 
     from hitl.contracts import InterruptMode
+    from hitl.deadlines import Deadline
     from hitl.policy import Policy
 
 
@@ -50,15 +51,19 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     interrupt_mode: InterruptMode = "batched",
     checkpointer: Checkpointer | None = None,
     backend: BackendProtocol | None = None,
+    default_deadline: Deadline | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A Deep Agent named `name` whose tools and subagents all follow their policies.
 
     `backend` is where the built-in file tools of the agent and every subagent work
-    (Deep Agents' in-state files when None).
+    (Deep Agents' in-state files when None). `default_deadline` applies to every gated call
+    whose policy names none.
     """
 
     def gate(agent: str, agent_tools: Sequence[BaseTool], agent_policy: Policy) -> ApprovalGate:
-        return ApprovalGate(agent, agent_policy, agent_tools, interrupt_mode=interrupt_mode)
+        return ApprovalGate(
+            agent, agent_policy, agent_tools, interrupt_mode=interrupt_mode, default_deadline=default_deadline
+        )
 
     general_purpose: SubAgent = {
         "name": GENERAL_PURPOSE_SUBAGENT["name"],

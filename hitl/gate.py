@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
-    _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
     _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
     _decision_schema,  # the stock per-decision schema (edit args follow the tool's schema)
+    _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
 )
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.types import interrupt
@@ -29,6 +29,7 @@ from hitl.contracts import (
     ReviewConfig,
     ToolApprovalRequest,
 )
+from hitl.deadlines import Deadline, earliest
 from hitl.policy import Policy, ToolGate, check_policy
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
 
     state_schema = ApprovalState  # type: ignore[assignment]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913  (the gate's parts, named)
         self,
         agent: str,
         policy: Policy,
@@ -60,8 +61,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         *,
         interrupt_mode: InterruptMode = "batched",
         description_prefix: str = DEFAULT_PREFIX,
+        default_deadline: Deadline | None = None,
     ) -> None:
-        """Gate `agent`'s `tools` by `policy`.
+        """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
@@ -75,6 +77,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.agent = agent
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
+        self.default_deadline = default_deadline
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
         config = InterruptOnConfig(
@@ -107,6 +110,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             action_requests=[self._action_request(call) for _, call in gated],
             review_configs=[self._review_config(call) for _, call in gated],
             agent=self.agent,
+            **earliest([s for _, call in gated if (s := self._deadline_stamp(call))]),  # type: ignore[typeddict-item]
         )
         answer = interrupt(request, response_schema=self._batched_response_type([c for _, c in gated]))
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
@@ -140,7 +144,16 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             agent=self.agent,
             required_role=self.policy[request.tool_call["name"]].required_role(args),
             allowed_decisions=list(config["allowed_decisions"]),
+            **self._deadline_stamp(request.tool_call),  # type: ignore[typeddict-item]
         )
+
+    def _deadline_stamp(self, call: ToolCall) -> dict[str, Any]:
+        """When this call's approval expires and what then; owners' own questions never expire."""
+        gate = self.policy[call["name"]]
+        if gate.required_role(call["args"]) == "owner":
+            return {}
+        deadline = gate.deadline or self.default_deadline
+        return deadline.stamp() if deadline else {}
 
     def _action_request(self, call: ToolCall) -> ActionRequest:
         gate = self.policy[call["name"]]

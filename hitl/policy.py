@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hitl.contracts import Decider, DecisionType
+    from hitl.deadlines import Deadline
 
 ArgsPredicate = Callable[[Mapping[str, Any]], bool]
 Describer = Callable[[str, Mapping[str, Any]], str]
@@ -35,12 +36,22 @@ class ToolGate:
             It must give the same answer for the same args: it runs again on resume.
         description: the text a reviewer reads, static or built from the call.
         decider: who may answer, fixed or chosen from the call's args.
+        deadline: how long a pending call may wait and what then (the agent's default when None).
+        auto_approve_limit: calls whose `limit_arg` is a number up to this run without a
+            person (no limit when None); a run's policy override may change it.
+        limit_arg: the argument `auto_approve_limit` reads.
+        always_review: calls for which this returns True always pause, whatever a run's
+            override or a thread's allowance says (e.g. refunds over the supervisor limit).
     """
 
     allowed_decisions: tuple[DecisionType, ...]
     when: ArgsPredicate | None = None
     description: str | Describer | None = None
     decider: Decider | Callable[[Mapping[str, Any]], Decider] = "reviewer"
+    deadline: Deadline | None = None
+    auto_approve_limit: float | None = None
+    limit_arg: str = "amount"
+    always_review: ArgsPredicate | None = None
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions."""
@@ -54,12 +65,31 @@ class ToolGate:
 
     def pauses(self, args: Mapping[str, Any]) -> bool:
         """Whether a call with `args` waits for a person; unreadable args always do."""
-        if self.when is None:
+        if self.always_reviews(args):
             return True
         try:
-            return bool(self.when(args))
+            if self.auto_approve_limit is not None and float(args[self.limit_arg]) <= self.auto_approve_limit:
+                return False
+            return self.when is None or bool(self.when(args))
         except (TypeError, ValueError, KeyError):
             return True
+
+    def always_reviews(self, args: Mapping[str, Any]) -> bool:
+        """Whether policy marks this call as always reviewed; unreadable args are."""
+        if self.always_review is None:
+            return False
+        try:
+            return bool(self.always_review(args))
+        except (TypeError, ValueError, KeyError):
+            return True
+
+    def may_allow(self, args: Mapping[str, Any]) -> bool:
+        """Whether an approve of this call may allow later ones in the thread (`allow`)."""
+        return (
+            "approve" in self.allowed_decisions
+            and self.required_role(args) != "owner"
+            and not self.always_reviews(args)
+        )
 
     def required_role(self, args: Mapping[str, Any]) -> Decider:
         """Who may answer a call with `args`; unreadable args need a supervisor."""

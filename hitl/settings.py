@@ -52,8 +52,42 @@ class Settings(BaseSettings):
             "(role: requester, reviewer or supervisor). Empty: nobody gets in."
         ),
     )
+    approval_deadline_seconds: float = Field(
+        default=86_400, description="How long a gated call waits by default before it is rejected."
+    )
+    refund_deadline_seconds: float = Field(
+        default=86_400, description="How long a refund waits before it escalates to a supervisor."
+    )
+    escalation_deadline_seconds: float = Field(
+        default=3_600, description="How long an escalated approval waits before it is rejected."
+    )
+    email_deadline_seconds: float = Field(
+        default=14_400, description="How long an e-mail waits before it is rejected."
+    )
+    signoff_deadline_seconds: float = Field(
+        default=1_800,
+        description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
+    )
+    hitl_notify_url: str = Field(
+        default="",
+        description="POST a JSON notice here when an approval starts waiting or escalates; empty: off.",
+    )
+    hitl_public_url: str = Field(
+        default="http://127.0.0.1:2024",
+        description="The server's address as people reach it (for links in notices).",
+    )
+    hitl_watch_interval: float = Field(
+        default=10.0, description="Seconds between the watcher's passes (notices, deadlines)."
+    )
     max_resume_bytes: int = Field(
         default=64_000, description="Largest resume payload (JSON bytes) the server accepts."
+    )
+    hitl_dev_mode: bool = Field(
+        default=False,
+        description=(
+            "Development mode: GET /app-config offers the HITL_USERS names, roles and tokens to the "
+            "web app's sign-in page, so anyone who can open it signs in with one click. Never in production."
+        ),
     )
 
     @property

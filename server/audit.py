@@ -54,6 +54,26 @@ def refused(pending: list[Pending], resume: object, user: User, thread_id: str, 
     )
 
 
+def system_event(thread_id: str, pending: Pending, decision: str, message: str) -> AuditRecord:
+    """A record of something the server did to a pending approval on its own (e.g. escalated it)."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id=pending.id,
+        tool_call_id=str(value.get("tool_call_id", "")),
+        agent=str(value.get("agent", "")),
+        tool=pending.subject,
+        requested_args={},
+        decision=decision,
+        final_args=None,
+        message=message,
+        reviewer="system",
+        roles=[],
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="accepted",
+    )
+
+
 def as_records(thread_id: str, accepted: list[ApprovalReceipt]) -> list[AuditRecord]:
     """Receipts as audit records of `thread_id`."""
     return [AuditRecord(**r, thread_id=thread_id, outcome="accepted") for r in accepted]

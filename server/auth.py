@@ -13,7 +13,7 @@ from typing import Any
 from langgraph_sdk import Auth, get_client
 
 from hitl.settings import get_settings
-from server import audit
+from server import audit, claims
 from server.access import as_server, is_server
 from server.resume_gate import Pending, ResumeRefused, check_resume
 from server.users import User, directory
@@ -127,9 +127,11 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     owner = (thread.get("metadata") or {}).get("owner")
     if owner != user.identity and not user.is_staff:
         raise refuse(404, f"Thread {thread_id} not found.")
-    pending = Pending.from_thread(thread)
+    pending = [p.escalated(thread.get("metadata") or {}) for p in await _pending(str(thread_id), thread)]
     if command and "resume" in command:
-        await _resume(user, str(thread_id), owner, pending, command)
+        if thread.get("status") == "busy":
+            raise refuse(409, "This thread is running; try again when it pauses.")
+        await gate_resume(user, str(thread_id), owner, pending, command)
         return None
     if pending and user.role != "supervisor":
         waiting = ", ".join(p.subject for p in pending)
@@ -143,14 +145,21 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     return None
 
 
-async def _resume(
+async def gate_resume(
     user: User, thread_id: str, owner: str | None, pending: list[Pending], command: dict[str, Any]
 ) -> None:
+    """Check, claim, audit and receipt one resume; raise an HTTP refusal otherwise.
+
+    Used by the auth handler for people and by the watcher for the system actor, so both
+    pass the same checks. The claim (set without an `await` between check and set) makes a
+    person's answer and an expiry racing for one interrupt end in exactly one outcome.
+    """
     try:
         _no_rewrites(user, command)
         accepted = check_resume(
             command["resume"], pending, user=user, owner=owner, max_bytes=get_settings().max_resume_bytes
         )
+        claims.take([item.pending.id for item in accepted], user.identity)
     except ResumeRefused as refusal:
         await audit.write(
             get_client(), [audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)]
@@ -178,9 +187,14 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
         raise
 
 
-async def _pending(thread_id: str) -> list[Pending]:
-    thread = await _thread(thread_id)
-    return Pending.from_thread(thread) if thread else []
+async def _pending(thread_id: str, thread: dict[str, Any] | None = None) -> list[Pending]:
+    """What really waits on a thread: read from its state when its record lists anything."""
+    thread = thread if thread is not None else await _thread(thread_id)
+    if not thread or not Pending.from_thread(thread):
+        return []
+    with as_server():
+        state = await get_client().threads.get_state(thread_id)
+    return Pending.from_state(dict(state))
 
 
 @auth.on.assistants

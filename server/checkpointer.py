@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from hitl.settings import get_settings
@@ -76,11 +75,9 @@ async def durable_checkpointer() -> AsyncIterator[DurableSaver]:
         raise RuntimeError(msg)
     path = checkpoint_file()
     path.parent.mkdir(parents=True, exist_ok=True)
-    async with aiosqlite.connect(path) as conn:
+    async with DurableSaver.from_conn_string(str(path)) as saver:
+        await saver.setup()  # also turns on WAL
         # WAL + NORMAL: a commit survives the death of the process (what we guard against)
         # without an fsync per checkpoint; a power cut may lose the last few.
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = DurableSaver(conn)
-        await saver.setup()
-        yield saver
+        await saver.conn.execute("PRAGMA synchronous=NORMAL")
+        yield cast("DurableSaver", saver)

@@ -77,13 +77,23 @@ async def interrupted_threads(client: LangGraphClient, user: User) -> AsyncItera
         offset += SEARCH_PAGE
 
 
-def items_of(thread: dict[str, Any], user: User, now: datetime) -> list[dict[str, Any]]:
+async def pending_of(client: LangGraphClient, thread: dict[str, Any]) -> list[Pending]:
+    """A thread's waiting interrupts; several are re-read from state (the record can lag)."""
+    listed = Pending.from_thread(thread)
+    if len(listed) <= 1:
+        return listed
+    return Pending.from_state(dict(await client.threads.get_state(str(thread["thread_id"]))))
+
+
+def items_of(
+    thread: dict[str, Any], pending_list: list[Pending], user: User, now: datetime
+) -> list[dict[str, Any]]:
     """The inbox rows of one thread that `user` may decide."""
     metadata = thread.get("metadata") or {}
     owner = metadata.get("owner")
     since = str(thread.get("updated_at") or "")
     rows = []
-    for pending in Pending.from_thread(thread):
+    for pending in pending_list:
         if not all(user.may_decide(d, owner) for d in pending.deciders):
             continue
         for action in _actions(pending):
@@ -111,7 +121,11 @@ def items_of(thread: dict[str, Any], user: User, now: datetime) -> list[dict[str
 async def page_of(client: LangGraphClient, user: User, query: InboxQuery) -> dict[str, Any]:
     """One page of the inbox and the cursor of the next one (None at the end)."""
     now = datetime.now(UTC)
-    rows = [row async for thread in interrupted_threads(client, user) for row in items_of(thread, user, now)]
+    rows = [
+        row
+        async for thread in interrupted_threads(client, user)
+        for row in items_of(thread, await pending_of(client, thread), user, now)
+    ]
     rows = [r for r in rows if _matches(r, query)]
     rows.sort(key=lambda r: (r["created_at"], r["thread_id"], r["interrupt_id"]))
     if query.after is not None:

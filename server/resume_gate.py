@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -40,25 +40,54 @@ class Pending:
     id: str
     value: Any
     response_schema: dict[str, Any] | None = None
+    escalated_to: Decider | None = None
 
     @classmethod
     def from_thread(cls, thread: dict[str, Any]) -> list[Pending]:
-        """Every pending interrupt of a thread returned by `threads.get`."""
+        """The interrupts a `threads.get` record lists.
+
+        Under `langgraph dev` that list can still hold per-call interrupts answered by an
+        earlier partial resume; use `from_state` where it must be exact.
+        """
         return [
             cls(id=i["id"], value=i.get("value"), response_schema=i.get("response_schema"))
             for batch in (thread.get("interrupts") or {}).values()
             for i in batch
         ]
 
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> list[Pending]:
+        """Every interrupt still waiting in a thread's current state (`threads.get_state`)."""
+        found: dict[str, Pending] = {}
+        for task in state.get("tasks") or []:
+            for i in task.get("interrupts") or []:
+                found[i["id"]] = cls(
+                    id=i["id"], value=i.get("value"), response_schema=i.get("response_schema")
+                )
+        return list(found.values())
+
     @property
     def deciders(self) -> set[Decider]:
-        """Who must answer: every action of a batch counts."""
+        """Who must answer: every action of a batch counts; an escalation overrides them all."""
+        if self.escalated_to:
+            return {self.escalated_to}
         value = self.value if isinstance(self.value, dict) else {}
         if isinstance(value.get("review_configs"), list):
             return {rc.get("required_role", "reviewer") for rc in value["review_configs"]}
         if value.get("required_role"):
             return {value["required_role"]}
         return {"owner"} if value.get("type") == "form" else {"reviewer"}
+
+    def escalated(self, metadata: dict[str, Any]) -> Pending:
+        """This interrupt as its thread's `escalations` metadata (written by the watcher) has it."""
+        record = (metadata.get("escalations") or {}).get(self.id)
+        return replace(self, escalated_to=record["required_role"]) if record else self
+
+    @property
+    def deadline(self) -> str | None:
+        """When this approval expires (ISO), if its policy gave it a deadline."""
+        value = self.value if isinstance(self.value, dict) else {}
+        return value.get("deadline")
 
     @property
     def subject(self) -> str:

@@ -1,22 +1,27 @@
 """Custom HTTP routes mounted beside the LangGraph API; they see the authenticated user.
 
-The audit trail now; the inbox and the built web app join as they land.
+The audit trail, the inbox, and the built web app at `/app` (public files, like its `/app-config`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.staticfiles import StaticFiles
 
+from hitl.settings import get_settings
 from server import audit, inbox
 from server.access import as_server
-from server.users import User
+from server.users import User, directory
 
 if TYPE_CHECKING:
+    from starlette.datastructures import URLPath
     from starlette.requests import Request
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 def request_user(request: Request) -> User:
@@ -60,7 +65,85 @@ async def inbox_page(request: Request) -> JSONResponse:
 
 
 MAX_PAGE = 500
-ROUTES = [
+ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}", audit_trail, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
+]
+
+
+WEB_DIST = Path(__file__).resolve().parents[1] / "web" / "dist"
+"""Where `npm run build` (run by `make dev`) puts the reviewer web app."""
+
+
+class PublicRoute(BaseRoute):
+    """A GET/HEAD route every visitor reaches without a token: the web app's files and sign-in config.
+
+    With `enable_custom_route_auth`, langgraph_api wraps the `app` attribute of each custom route
+    in its auth middleware (`apply_middleware` in `langgraph_api/server.py`). A browser cannot
+    send a bearer token for the page that asks for it, so this route exposes the inner route's
+    `app` to be wrapped but dispatches to the inner route itself. Other methods do not match
+    here and fall through to the authenticated API. Every other route in `ROUTES` stays
+    authenticated; `tests/web/test_app_serving.py` checks both sides.
+    """
+
+    def __init__(self, route: Route | Mount) -> None:
+        """Serve `route` without authentication."""
+        self.route = route
+        self.app: ASGIApp = route.app  # what the server wraps in auth; never called
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        """The inner route's match, for reads only."""
+        if scope["type"] != "http" or scope.get("method") not in {"GET", "HEAD"}:
+            return Match.NONE, {}
+        return self.route.matches(scope)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:  # noqa: ANN401
+        """The inner route's URL for `name`."""
+        return self.route.url_path_for(name, **path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Dispatch to the inner route, whose app carries no auth middleware."""
+        await self.route.handle(scope, receive, send)
+
+
+class WebApp:
+    """The built web app from `WEB_DIST`, or a page saying how to build it (checked per request)."""
+
+    def __init__(self, directory: Path) -> None:
+        """Serve `directory`; it may not exist yet."""
+        self.directory = directory
+        self.files = StaticFiles(directory=directory, html=True, check_dir=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a file of the build, or explain that there is no build yet."""
+        if (self.directory / "index.html").is_file():
+            await self.files(scope, receive, send)
+            return
+        response = HTMLResponse(
+            "<!doctype html><title>Web app not built</title>"
+            "<h1>The reviewer web app is not built yet</h1>"
+            f"<p>No <code>{self.directory}/index.html</code>. Run <code>make dev</code> (it builds "
+            "<code>web/dist</code> when needed), or <code>cd web &amp;&amp; npm ci &amp;&amp; npm run build"
+            "</code>. The API works without it.</p>",
+            status_code=503,
+        )
+        await response(scope, receive, send)
+
+
+async def app_config(_request: Request) -> JSONResponse:
+    """GET /app-config: what the sign-in page offers; dev users and their tokens only in dev mode."""
+    if not get_settings().hitl_dev_mode:
+        return JSONResponse({"dev_users": []})
+    users = []
+    for entry in filter(None, (e.strip() for e in get_settings().hitl_users.split(","))):
+        token = entry.split(":", 2)[-1]
+        user = directory().authenticate(token)
+        if user is not None:
+            users.append({"name": user.identity, "role": user.role, "token": token})
+    return JSONResponse({"dev_users": users})
+
+
+ROUTES += [
+    PublicRoute(Route("/app-config", app_config, methods=["GET"])),
+    PublicRoute(Mount("/app", app=WebApp(WEB_DIST), name="web-app")),
 ]

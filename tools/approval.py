@@ -13,6 +13,8 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
 from hitl.contracts import ApprovalAnswer, ApprovalRequest
+from hitl.deadlines import Deadline
+from hitl.settings import get_settings
 from tools.asking import asking_agent
 from tools.results import as_json
 
@@ -37,6 +39,7 @@ def build_approval_tool(default_agent: str) -> BaseTool:
             message=message,
             agent=asking_agent(default=default_agent),
             tool_call_id=tool_call_id,
+            **Deadline(get_settings().signoff_deadline_seconds).stamp(),  # type: ignore[typeddict-item]
         )
         answer = interrupt(request, response_schema=ApprovalAnswer)
         return as_json({"action": action, "approved": answer.approved, "reason": answer.reason})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.deadlines import Deadline
 from hitl.policy import Policy, ToolGate
 
 if TYPE_CHECKING:
@@ -32,6 +33,11 @@ def refund_gate(settings: Settings, *, always: bool) -> ToolGate:
         when=None if always else (lambda args: float(args["amount"]) > limit),
         description=_describe_refund,
         decider=_refund_decider(settings),
+        deadline=Deadline(
+            settings.refund_deadline_seconds,
+            "escalate",
+            escalated_seconds=settings.escalation_deadline_seconds,
+        ),
     )
 
 
@@ -42,6 +48,7 @@ def support_policy(settings: Settings) -> Policy:
         "send_email": ToolGate(
             allowed_decisions=("approve", "reject"),
             description=lambda _n, a: f"E-mail {a['to']}: {a['subject']}",
+            deadline=Deadline(settings.email_deadline_seconds),
         ),
         "ask_user": ToolGate(
             allowed_decisions=("respond",),

@@ -13,7 +13,7 @@ import pytest
 
 from hitl.scripted import phrases
 from services.orders import Order
-from tests.server.helpers import only_pending, pending_list, start
+from tests.server.helpers import only_pending, pending_list, refused, start
 
 pytestmark = pytest.mark.server
 
@@ -183,3 +183,36 @@ async def test_request_approval_approved_and_refused(requester, reviewer, approv
     assert result["messages"][-1]["content"] == (
         f"The deployer reports: Deploy version 1.4 to production {verdict} (Change window is open)."
     )
+
+
+async def test_a_valid_answer_sent_with_an_invalid_one_is_not_applied(
+    requester, reviewer, server_services, server_workspace, old_order
+):
+    """all or nothing: approve + a bad edit in one resume is refused whole; all three still wait; nothing ran."""
+    thread_id, pending, archive, name = await three_interrupts(requester, server_workspace)
+    answers = {
+        pending["write_file"]["id"]: APPROVE,
+        pending["delete_file"]["id"]: {"type": "edit", "edited_action": {"name": "delete_file", "args": {}}},
+    }
+    with refused(422, "path"):
+        await reviewer.runs.wait(thread_id, AGENT, command={"resume": answers})
+    assert await still_waiting(requester, thread_id) == {i["id"] for i in pending.values()}
+    assert not (server_workspace / archive).exists()
+    assert order_exists(server_services, old_order)
+    assert (server_workspace / "tmp" / f"{name}.log").exists()
+
+
+async def test_an_answered_interrupt_cannot_be_answered_again(
+    requester, reviewer, server_services, server_workspace, old_order
+):
+    """stale ids: after a partial resume, re-answering the done interrupt is 422; the other two still work."""
+    thread_id, pending, _archive, name = await three_interrupts(requester, server_workspace)
+    deletions = server_services.file_deletions.count()
+    await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
+    await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["execute_sql"]["id"]: APPROVE}})
+    with refused(422, "Unknown interrupt id"):
+        await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
+    assert server_services.file_deletions.count() == deletions + 1
+    await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["write_file"]["id"]: APPROVE}})
+    assert (await requester.threads.get(thread_id))["status"] == "idle"
+    assert not (server_workspace / "tmp" / f"{name}.log").exists()

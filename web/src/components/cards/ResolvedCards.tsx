@@ -11,6 +11,7 @@ export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
       data-testid="receipt-card"
       data-interrupt-id={receipt.interrupt_id}
       data-tool-call-id={receipt.tool_call_id}
+      data-tool={receipt.tool}
       data-decision={receipt.decision}
     >
       <header>

@@ -1,0 +1,228 @@
+"""Pause notices and approval deadlines, through a real server with deadlines of a few seconds.
+
+A second `langgraph dev` (this module's own, via `start_dev_server`) runs with short
+deadlines, a fast watcher and `HITL_NOTIFY_URL` pointing at a small HTTP receiver on
+loopback. Waiting is bounded polling, never a timing assertion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from hitl.scripted import phrases
+from tests.conftest import add_order
+from tests.server.conftest import DEV_TOKENS, start_dev_server, stop
+from tests.server.helpers import APPROVE, decisions, refused, start
+
+pytestmark = pytest.mark.server
+
+SHORT = {
+    "REFUND_DEADLINE_SECONDS": "4",
+    "ESCALATION_DEADLINE_SECONDS": "4",
+    "EMAIL_DEADLINE_SECONDS": "3",
+    "HITL_WATCH_INTERVAL": "0.3",
+}
+
+
+class Receiver:
+    """Records POSTed notices; the first `failures` attempts answer 500 to exercise retries."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.notices: list[dict] = []
+        self.attempts = 0
+        self.failures = failures
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                receiver.attempts += 1
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if receiver.attempts <= receiver.failures:
+                    self.send_response(500)
+                else:
+                    receiver.notices.append(body)
+                    self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *_args) -> None:
+                return
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/hook"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    running = Receiver(failures=2)
+    yield running
+    running.http.shutdown()
+    running.http.server_close()
+
+
+@pytest.fixture(scope="module")
+def short_server(tmp_path_factory, receiver):
+    running = start_dev_server(
+        tmp_path_factory.mktemp("deadlines"), {**SHORT, "HITL_NOTIFY_URL": receiver.url}
+    )
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture
+async def as_user(short_server):
+    opened = []
+
+    def make(user: str):
+        sdk = get_client(url=short_server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
+        opened.append(sdk)
+        return sdk
+
+    yield make
+    for sdk in opened:
+        await sdk.aclose()
+
+
+async def until(check, seconds: float = 60):
+    """Poll `check` until it returns something truthy (bounded)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if result := await check():
+            return result
+        await asyncio.sleep(0.2)
+    pytest.fail("condition not reached in time")
+
+
+async def test_a_pause_sends_a_notice_after_retries(as_user, short_server, receiver):
+    """notice: the receiver fails twice, the third attempt delivers thread, agent, tool and links."""
+    services = short_server.services
+    order_id = add_order(services, 700)
+    thread_id, _ = await start(as_user("requester1"), phrases.refund_in_full(order_id))
+
+    async def noticed():
+        return [
+            n for n in receiver.notices if n["thread_id"] == thread_id and n["event"] == "approval_pending"
+        ]
+
+    [notice] = await until(noticed)
+    assert (notice["agent"], notice["tool"]) == ("support", "issue_refund")
+    assert notice["link"].endswith(f"/app/#/threads/{thread_id}")
+    assert notice["inbox"].endswith("/inbox")
+    assert receiver.attempts >= 3
+
+
+async def test_an_unanswered_email_is_rejected_and_never_sent(as_user, short_server):
+    """reject at deadline: the e-mail is not sent, the model says it expired, the audit names `system`."""
+    requester = as_user("requester1")
+    order_id = add_order(short_server.services, 40)
+    thread_id, thread = await start(requester, phrases.email_customer(order_id))
+    assert next(iter(thread["interrupts"].values()))[0]["value"]["on_expiry"] == "reject"
+
+    async def finished():
+        state = await requester.threads.get(thread_id)
+        return state if state["status"] == "idle" else None
+
+    await until(finished)
+    final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
+    assert "Expired" in final
+    assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"]) for r in records] == [("system", "reject")]
+
+
+async def test_an_escalated_refund_needs_a_supervisor(as_user, short_server):
+    """escalate: after the deadline a reviewer's approve is refused; a supervisor's is taken, once."""
+    requester, reviewer, supervisor = as_user("requester1"), as_user("reviewer1"), as_user("supervisor1")
+    order_id = add_order(short_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+
+    async def escalated():
+        thread = await requester.threads.get(thread_id)
+        return (thread["metadata"] or {}).get("escalations")
+
+    await until(escalated)
+    with refused(403, "needs a supervisor"):
+        await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in short_server.services.payments.refunds_for(order_id)] == [300.0]
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [r["decision"] for r in records] == ["escalated", "refused", "approve"]
+
+
+async def test_an_escalation_that_also_expires_is_rejected(as_user, short_server):
+    """escalation deadline: nobody answers at all, so the refund is escalated, then rejected; no refund."""
+    requester = as_user("requester1")
+    order_id = add_order(short_server.services, 310)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+
+    async def finished():
+        return (await requester.threads.get(thread_id))["status"] == "idle"
+
+    await until(finished)
+    assert short_server.services.payments.refunds_for(order_id) == []
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"]) for r in records] == [
+        ("system", "escalated"),
+        ("system", "reject"),
+    ]
+
+
+async def test_an_answer_racing_the_expiry_has_one_outcome(as_user, short_server):
+    """race: a person answers as the e-mail expires; exactly one accepted decision, at most one e-mail."""
+    requester, reviewer = as_user("requester1"), as_user("reviewer1")
+    order_id = add_order(short_server.services, 50)
+    thread_id, thread = await start(requester, phrases.email_customer(order_id))
+    deadline = next(iter(thread["interrupts"].values()))[0]["value"]["deadline"]
+    await asyncio.sleep(max(0.0, (datetime.fromisoformat(deadline) - datetime.now(UTC)).total_seconds()))
+    with contextlib.suppress(httpx.HTTPStatusError):  # losing the race to the watcher is one outcome
+        await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+
+    async def finished():
+        return (await requester.threads.get(thread_id))["status"] == "idle"
+
+    await until(finished)
+    records = [
+        r for r in (await requester.http.get(f"/audit/{thread_id}"))["records"] if r["outcome"] == "accepted"
+    ]
+    assert len(records) == 1, records
+    sent = short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com")
+    assert len(sent) == (1 if records[0]["decision"] == "approve" else 0)
+
+
+async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path):
+    """restart: the e-mail's deadline passes while the server is down; after start it is rejected."""
+    workdir = tmp_path / "down"
+    workdir.mkdir()
+    first = start_dev_server(workdir, SHORT)
+    try:
+        async with get_client(url=first.url, headers={"Authorization": "Bearer dev-requester1"}) as requester:
+            order_id = add_order(first.services, 45)
+            thread_id, _ = await start(requester, phrases.email_customer(order_id))
+    finally:
+        stop(first.process)
+    await asyncio.sleep(4)
+    second = start_dev_server(workdir, SHORT)
+    try:
+        async with get_client(
+            url=second.url, headers={"Authorization": "Bearer dev-requester1"}
+        ) as requester:
+
+            async def finished():
+                return (await requester.threads.get(thread_id))["status"] == "idle"
+
+            await until(finished)
+            records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+            assert [(r["reviewer"], r["decision"]) for r in records][-1] == ("system", "reject")
+        assert second.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    finally:
+        stop(second.process)

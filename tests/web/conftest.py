@@ -1,0 +1,90 @@
+"""The reviewer web app in real headless Chromium (Debian's `/usr/bin/chromium`) against the real server.
+
+The server is the session's `langgraph dev` from `tests/server/conftest.py`, which serves the built
+app at `/app/`. Each signed-in user gets a browser context of their own (the token lives in the
+tab's sessionStorage); when a test ends, every page it opened is saved as a screenshot under
+`test-artifacts/web/`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.async_api import async_playwright, expect
+
+from tests.server.conftest import (  # noqa: F401  (fixtures, shared with the server tests)
+    DEV_TOKENS,
+    client_as,
+    requester,
+    reviewer,
+    server,
+    server_order,
+    server_services,
+    supervisor,
+)
+from tests.web.reviewer_app import ReviewerApp
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from playwright.async_api import Browser, BrowserContext
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_MS = 60_000
+"""How long Playwright waits for something to appear: a run needs a worker, a model turn, a reply."""
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+
+@pytest.fixture(scope="session")
+async def chromium() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless; `make test` installs it when it is missing."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        expect.set_options(timeout=WAIT_MS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@pytest.fixture
+async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:
+    """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
+
+    At the end of the test every tab is saved: the last one opened as `<test>.png` (the final
+    screen), the others as `<test>-<user>.png`.
+    """
+    if not (ROOT / "web" / "dist" / "index.html").is_file():
+        pytest.fail("web/dist is not built: `make test` builds it (or: cd web && npm ci && npm run build)")
+    contexts: list[BrowserContext] = []
+    app = ReviewerApp(chromium, f"{server.url}/app/", DEV_TOKENS, contexts, WAIT_MS)
+    try:
+        yield app
+    finally:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", request.node.name)
+        for index, tab in enumerate(app.tabs):
+            last = index == len(app.tabs) - 1
+            path = ARTIFACTS / (f"{name}.png" if last else f"{name}-{tab.user}.png")
+            if not tab.page.is_closed():
+                await tab.page.screenshot(path=str(path), full_page=True)
+        for context in contexts:
+            await context.close()

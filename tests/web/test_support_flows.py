@@ -1,0 +1,140 @@
+"""The `support` agent's approvals in the browser: edit, batches, a subagent's ask, refusals, reloads.
+
+A requester starts each conversation in the app; reviewers and supervisors decide in tabs of their
+own. Every test checks the business database too: what the app shows must be what happened.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import expect
+
+from hitl.scripted import phrases
+
+pytestmark = pytest.mark.server
+
+
+async def test_a_refund_edited_to_699_is_approved_by_the_supervisor(web, server_order, server_services):
+    """edit: the supervisor's 699 (not the requested 899) is refunded once; the receipt shows who and what."""
+    order_id = server_order(899)
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.refund_in_full(order_id))
+    refund = requester.action("issue_refund")
+    await expect(refund.get_by_test_id("action-args")).to_contain_text('"amount": 899')
+    await expect(refund).to_contain_text("needs supervisor")
+    assert server_services.payments.refunds_for(order_id) == []
+
+    supervisor = await web.sign_in("supervisor1")
+    await supervisor.open(thread_id)
+    card = supervisor.action("issue_refund")
+    await card.get_by_test_id("decision-edit").click()
+    await card.get_by_label("Amount").fill("699")
+    await card.get_by_test_id("edit-save").click()
+
+    receipt = supervisor.receipts("issue_refund")
+    await expect(receipt).to_have_attribute("data-decision", "edit")
+    await expect(receipt.get_by_test_id("receipt-reviewer")).to_contain_text("by supervisor1")
+    await expect(receipt.get_by_test_id("receipt-final-args")).to_contain_text('"amount": 699')
+    await expect(receipt).to_contain_text("final args (edited)")
+    await expect(supervisor.pending()).to_have_count(0)
+    await expect(supervisor.messages("ai").last).to_contain_text("699")
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [699.0]
+
+
+async def test_a_batch_of_two_is_sent_once_both_are_decided(web, server_order, server_services):
+    """batched: approve the refund, reject the e-mail; nothing is sent until both are decided, then once."""
+    order_id = server_order(450)
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.refund_and_email(order_id))
+    await expect(requester.pending("batched").get_by_test_id("action-card")).to_have_count(2)
+
+    reviewer = await web.sign_in("reviewer1")
+    await reviewer.open(thread_id)
+    refund, email = reviewer.action("issue_refund"), reviewer.action("send_email")
+    await expect(email.get_by_test_id("decision-edit")).to_have_count(0)  # send_email: approve/reject only
+    await refund.get_by_test_id("decision-approve").click()
+    await expect(refund).to_have_attribute("data-decided", "approve")
+    await expect(reviewer.page.get_by_test_id("batch-progress")).to_contain_text("1 of 2 decided")
+    assert server_services.payments.refunds_for(order_id) == []  # collected, not sent
+
+    await email.get_by_test_id("decision-reject").click()
+    await email.get_by_test_id("reject-message").fill("No e-mail before the refund clears")
+    await email.get_by_test_id("reject-confirm").click()
+
+    await expect(reviewer.receipts("issue_refund")).to_have_attribute("data-decision", "approve")
+    rejected = reviewer.receipts("send_email")
+    await expect(rejected).to_have_attribute("data-decision", "reject")
+    await expect(rejected.get_by_test_id("receipt-message")).to_contain_text("No e-mail before the refund clears")
+    await expect(reviewer.pending()).to_have_count(0)
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
+    assert server_services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+
+
+async def test_the_refund_specialist_asks_even_for_59(web, server_order, server_services):
+    """subagent: refund_specialist's card says who asks; the reviewer's approve refunds 59 once."""
+    order_id = server_order(120)
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.via_specialist(phrases.refund_amount(59, order_id)))
+    await expect(requester.pending("batched").get_by_test_id("card-agent")).to_have_text(
+        "asked by refund_specialist"
+    )
+
+    reviewer = await web.sign_in("reviewer1")
+    await reviewer.open(thread_id)
+    card = reviewer.action("issue_refund")
+    await expect(card).to_contain_text("by refund_specialist")
+    await expect(card.get_by_test_id("action-args")).to_contain_text('"amount": 59')
+    assert server_services.payments.refunds_for(order_id) == []
+    await card.get_by_test_id("decision-approve").click()
+
+    receipt = reviewer.receipts("issue_refund")
+    await expect(receipt).to_have_attribute("data-decision", "approve")
+    await expect(receipt).to_contain_text("asked by refund_specialist")
+    await expect(reviewer.messages("ai").last).to_contain_text("refund specialist reports")
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [59.0]
+
+
+async def test_a_reload_keeps_pending_cards_pending_and_answered_ones_resolved(
+    web, server_order, server_services
+):
+    """reload: before deciding the card is still pending; after, only its resolved card, for both users."""
+    order_id = server_order(300)
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.refund_in_full(order_id))
+    interrupt_id = await requester.pending("batched").get_attribute("data-interrupt-id")
+
+    reviewer = await web.sign_in("reviewer1")
+    await reviewer.open(thread_id)
+    await reviewer.reload()
+    await expect(reviewer.pending("batched")).to_have_attribute("data-interrupt-id", interrupt_id or "")
+    await reviewer.action("issue_refund").get_by_test_id("decision-approve").click()
+    receipt = reviewer.receipts("issue_refund")
+    await expect(receipt).to_have_attribute("data-interrupt-id", interrupt_id or "")
+
+    for tab in (reviewer, requester):
+        await tab.reload()
+        await expect(tab.receipts("issue_refund")).to_have_attribute("data-decision", "approve")
+        await expect(tab.messages("ai").last).to_contain_text("Refunded 300")
+        await expect(tab.pending()).to_have_count(0)
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [300.0]
+
+
+async def test_a_requester_who_cannot_approve_sees_the_server_refusal(
+    web, requester, server_order, server_services
+):
+    """403: the requester's approve of an 899 refund is refused; the card stays with the server's reason."""
+    order_id = server_order(899)
+    tab = await web.sign_in("requester1")
+    thread_id = await tab.start(phrases.refund_in_full(order_id))
+    card = tab.pending("batched")
+    await tab.action("issue_refund").get_by_test_id("decision-approve").click()
+
+    await expect(card).to_have_attribute("data-status", "error")
+    await expect(card.get_by_test_id("card-error")).to_contain_text(re.compile("403.*supervisor"))
+    await expect(tab.action("issue_refund").get_by_test_id("decision-approve")).to_be_enabled()
+    await expect(tab.page.get_by_test_id("refusal-record")).to_contain_text("requester1 tried to answer")
+    await expect(tab.receipts()).to_have_count(0)
+    assert server_services.payments.refunds_for(order_id) == []
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
