@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from deepagents import SubAgent, create_deep_agent
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 
+from hitl.contracts import RunContext
 from hitl.gate import ApprovalGate
+from hitl.overrides import PolicyCatalog
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,6 +40,23 @@ class SubagentSpec:
     system_prompt: str
     tools: Sequence[BaseTool]
     policy: Policy
+    description_prefix: str | None = None
+    """What a reviewer reads first for a gated call without its own description."""
+
+
+def asks_before_acting(agent: str) -> str:
+    """The default description prefix of `agent`'s gate."""
+    return f"{agent} asks before acting"
+
+
+def policy_catalog(
+    name: str, *, tools: Sequence[BaseTool], policy: Policy, subagents: Sequence[SubagentSpec] = ()
+) -> PolicyCatalog:
+    """What a run's policy override may name for this agent (it reaches every subagent too)."""
+    return PolicyCatalog.of(
+        name,
+        [((t.name for t in tools), policy), *(((t.name for t in s.tools), s.policy) for s in subagents)],
+    )
 
 
 def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
@@ -52,17 +71,32 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     checkpointer: Checkpointer | None = None,
     backend: BackendProtocol | None = None,
     default_deadline: Deadline | None = None,
+    description_prefix: str | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A Deep Agent named `name` whose tools and subagents all follow their policies.
 
     `backend` is where the built-in file tools of the agent and every subagent work
     (Deep Agents' in-state files when None). `default_deadline` applies to every gated call
-    whose policy names none.
+    whose policy names none. `description_prefix` heads what a reviewer reads for a gated
+    call without its own description (default: "<name> asks before acting"). A run may pass
+    a policy override as `context={"policy": ...}` (`RunContext`).
     """
 
-    def gate(agent: str, agent_tools: Sequence[BaseTool], agent_policy: Policy) -> ApprovalGate:
+    def gate(
+        agent: str,
+        agent_tools: Sequence[BaseTool],
+        agent_policy: Policy,
+        prefix: str | None = None,
+        catalog: PolicyCatalog | None = None,
+    ) -> ApprovalGate:
         return ApprovalGate(
-            agent, agent_policy, agent_tools, interrupt_mode=interrupt_mode, default_deadline=default_deadline
+            agent,
+            agent_policy,
+            agent_tools,
+            interrupt_mode=interrupt_mode,
+            default_deadline=default_deadline,
+            description_prefix=prefix or asks_before_acting(agent),
+            run_policy_catalog=catalog,
         )
 
     general_purpose: SubAgent = {
@@ -80,7 +114,7 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
                 description=spec.description,
                 system_prompt=spec.system_prompt,
                 tools=list(spec.tools),
-                middleware=[gate(spec.name, spec.tools, spec.policy)],
+                middleware=[gate(spec.name, spec.tools, spec.policy, spec.description_prefix)],
             )
             for spec in subagents
         ),
@@ -89,8 +123,17 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
         model,
         list(tools),
         system_prompt=system_prompt,
-        middleware=[gate(name, tools, policy)],
+        middleware=[
+            gate(
+                name,
+                tools,
+                policy,
+                description_prefix,
+                policy_catalog(name, tools=tools, policy=policy, subagents=subagents),
+            )
+        ],
         subagents=specs,
+        context_schema=RunContext,
         checkpointer=checkpointer,
         backend=backend,
         name=name,

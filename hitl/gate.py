@@ -3,49 +3,69 @@
 Both modes pause exactly where the stock middleware does. What we add: every interrupt
 names the agent asking, each call's `tool_call_id` and who may decide; and the batched
 answer is checked (count, order, allowed types, edit args) *before* LangGraph saves it,
-so a bad answer can never wedge the thread.
+so a bad answer can never wedge the thread. A run's policy override (`hitl.overrides`,
+recorded in state when the run starts) and the thread's allowances (`hitl.allowances`)
+change which calls pause; both are read from state, so a resume decides the same.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Union, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
+    RejectDecision,
+    RespondDecision,
+    _answer_message,  # the stock tool message for a reject or respond
     _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
     _decision_schema,  # the stock per-decision schema (edit args follow the tool's schema)
+    _edit_decision,  # the stock edit schema for one tool (name pinned, args from its schema)
     _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
 )
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
+from langgraph.config import get_config
 from langgraph.types import interrupt
-from pydantic import WrapValidator, create_model
+from pydantic import Discriminator, WrapValidator, create_model
 
 from hitl.contracts import (
     ActionRequest,
+    Allowance,
     ApprovalReceipt,
+    ApproveAndAllowDecision,
     BatchedApprovalRequest,
     InterruptMode,
     ReviewConfig,
     ToolApprovalRequest,
 )
 from hitl.deadlines import Deadline, earliest
-from hitl.policy import Policy, ToolGate, check_policy
+from hitl.allowances import STATE_KEY, covering, merge_allowances
+from hitl.overrides import PolicyCatalog, effective_policy, parse
+from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from langchain.agents.middleware.types import AgentState, ToolCallRequest
+    from langchain.agents.middleware.human_in_the_loop import Action
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
 
 DEFAULT_PREFIX = "Tool execution requires approval"
+RUN_POLICY_KEY = "run_policy"
 
 
 class ApprovalState(_HumanInTheLoopState[Any]):
-    """The stock HITL state plus the receipts of accepted decisions (written by the server)."""
+    """The stock HITL state plus what the server and the run start record for the gate.
+
+    `approval_receipts` and `approval_allowances` are written by the server; `run_policy` is
+    the run's checked policy override, recorded by the agent's gate when the run starts.
+    """
 
     approval_receipts: NotRequired[Annotated[list[ApprovalReceipt], operator.add]]
+    approval_allowances: NotRequired[Annotated[dict[str, Allowance], merge_allowances]]
+    run_policy: NotRequired[dict[str, Any] | None]
 
 
 class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
@@ -62,8 +82,12 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         interrupt_mode: InterruptMode = "batched",
         description_prefix: str = DEFAULT_PREFIX,
         default_deadline: Deadline | None = None,
+        run_policy_catalog: PolicyCatalog | None = None,
     ) -> None:
         """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
+
+        The top agent's gate gets `run_policy_catalog`: it checks the run's `context["policy"]`
+        against it and records it in state when a run starts; every gate then applies it.
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
@@ -78,17 +102,44 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
         self.default_deadline = default_deadline
+        self.run_policy_catalog = run_policy_catalog
+        self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
-        config = InterruptOnConfig(
+        return InterruptOnConfig(
             allowed_decisions=list(gate.allowed_decisions),
             description=lambda call, _state, _runtime: gate.describe(
                 name, call["args"], self.description_prefix
             ),
+            when=lambda request: self._pauses(request.tool_call, self.policy_for(request.state), request.state),
         )
-        if gate.when is not None:
-            config["when"] = lambda request: gate.pauses(request.tool_call["args"])
-        return config
+
+    def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
+        """This agent's policy as the run's recorded override changes it."""
+        return effective_policy(self.policy, self.gateable, state.get(RUN_POLICY_KEY))
+
+    def _pauses(self, call: ToolCall, policy: Mapping[str, ToolGate], state: Mapping[str, Any]) -> bool:
+        """Whether `call` waits for a person: gated, and not covered by a thread allowance."""
+        gate = policy.get(call["name"])
+        if gate is None or not gate.pauses(call["args"]):
+            return False
+        allowances = state.get(STATE_KEY)
+        return not allowances or (
+            covering(allowances, thread_id=_thread_id(), agent=self.agent, gate=gate, call=call) is None
+        )
+
+    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """The top agent records the run's checked `context["policy"]`, or clears the last run's.
+
+        Raises:
+            OverrideError: the override does not fit this agent (the server refuses it earlier).
+        """
+        if self.run_policy_catalog is None:
+            return None
+        context = runtime.context if isinstance(runtime.context, Mapping) else {}
+        raw = context.get("policy")
+        recorded = None if raw is None else parse(raw, self.run_policy_catalog)
+        return None if state.get(RUN_POLICY_KEY) == recorded else {RUN_POLICY_KEY: recorded}
 
     def after_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Batched mode: one checked interrupt for every gated call of the last model turn."""
@@ -97,22 +148,18 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         last = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
         if last is None or not last.tool_calls:
             return None
-        gated = [
-            (index, call)
-            for index, call in enumerate(last.tool_calls)
-            if (config := self.interrupt_on.get(call["name"])) is not None
-            and self._should_interrupt(call, config, state, runtime)
-        ]
+        policy = self.policy_for(state)
+        gated = [(index, call) for index, call in enumerate(last.tool_calls) if self._pauses(call, policy, state)]
         if not gated:
             return {"hitl_edited_tool_calls": {}} if state.get("hitl_edited_tool_calls") else None
 
         request = BatchedApprovalRequest(
-            action_requests=[self._action_request(call) for _, call in gated],
-            review_configs=[self._review_config(call) for _, call in gated],
+            action_requests=[self._action_request(call, policy) for _, call in gated],
+            review_configs=[self._review_config(call, policy) for _, call in gated],
             agent=self.agent,
-            **earliest([s for _, call in gated if (s := self._deadline_stamp(call))]),  # type: ignore[typeddict-item]
+            **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
-        answer = interrupt(request, response_schema=self._batched_response_type([c for _, c in gated]))
+        answer = interrupt(request, response_schema=self._batched_response_type([c for _, c in gated], policy))
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
 
         kept: list[ToolCall] = []
@@ -123,7 +170,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 kept.append(call)
                 continue
             decision = decisions[index]
-            revised, message = self._process_decision(decision, call, self.interrupt_on[call["name"]])
+            revised, message = self._process_decision(
+                decision, call, InterruptOnConfig(allowed_decisions=list(policy[call["name"]].allowed_decisions))
+            )
             if revised is not None:
                 kept.append(revised)
                 if decision["type"] == "edit":
@@ -133,30 +182,52 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         last.tool_calls = kept
         return {"messages": [last, *answered], "hitl_edited_tool_calls": edited}
 
+    def _resolve_per_call(self, request: ToolCallRequest) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
+        """Per-call mode: the stock flow, under the run's policy and the thread's allowances."""
+        call = request.tool_call
+        policy = self.policy_for(request.state)
+        if not self._pauses(call, policy, request.state):
+            return request, None
+        gate = policy[call["name"]]
+        value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
+        decision = interrupt(value, response_schema=self._decision_type(call, gate))
+        if decision["type"] == "approve":
+            return request, None
+        if decision["type"] == "edit":
+            executed = decision["edited_action"]
+            return self._apply_edit(request, executed), executed
+        return _answer_message(call, decision)
+
     def _tool_approval_request(
-        self, request: ToolCallRequest, config: InterruptOnConfig
+        self,
+        request: ToolCallRequest,
+        config: InterruptOnConfig,
+        policy: Mapping[str, ToolGate] | None = None,
     ) -> ToolApprovalRequest:
         """Per-call mode: the stock value plus who asks and who may decide."""
+        policy = self.policy if policy is None else policy
         value = super()._tool_approval_request(request, config)
         args = request.tool_call["args"]
+        gate = policy[request.tool_call["name"]]
         return ToolApprovalRequest(
             **value,
             agent=self.agent,
-            required_role=self.policy[request.tool_call["name"]].required_role(args),
+            required_role=gate.required_role(args),
             allowed_decisions=list(config["allowed_decisions"]),
-            **self._deadline_stamp(request.tool_call),  # type: ignore[typeddict-item]
+            **({"may_allow": True} if gate.may_allow(args) else {}),  # type: ignore[typeddict-item]
+            **self._deadline_stamp(request.tool_call, policy),  # type: ignore[typeddict-item]
         )
 
-    def _deadline_stamp(self, call: ToolCall) -> dict[str, Any]:
+    def _deadline_stamp(self, call: ToolCall, policy: Mapping[str, ToolGate] | None = None) -> dict[str, Any]:
         """When this call's approval expires and what then; owners' own questions never expire."""
-        gate = self.policy[call["name"]]
+        gate = (self.policy if policy is None else policy)[call["name"]]
         if gate.required_role(call["args"]) == "owner":
             return {}
         deadline = gate.deadline or self.default_deadline
         return deadline.stamp() if deadline else {}
 
-    def _action_request(self, call: ToolCall) -> ActionRequest:
-        gate = self.policy[call["name"]]
+    def _action_request(self, call: ToolCall, policy: Mapping[str, ToolGate]) -> ActionRequest:
+        gate = policy[call["name"]]
         return ActionRequest(
             name=call["name"],
             args=call["args"],
@@ -165,21 +236,46 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             agent=self.agent,
         )
 
-    def _review_config(self, call: ToolCall) -> ReviewConfig:
-        gate = self.policy[call["name"]]
-        return ReviewConfig(
+    def _review_config(self, call: ToolCall, policy: Mapping[str, ToolGate]) -> ReviewConfig:
+        gate = policy[call["name"]]
+        config = ReviewConfig(
             action_name=call["name"],
             allowed_decisions=list(gate.allowed_decisions),
             required_role=gate.required_role(call["args"]),
         )
+        if gate.may_allow(call["args"]):
+            config["may_allow"] = True
+        return config
 
-    def _batched_response_type(self, calls: list[ToolCall]) -> type:
+    def _batched_response_type(self, calls: list[ToolCall], policy: Mapping[str, ToolGate]) -> type:
         """`{"decisions": [...]}` with exactly one allowed decision per call, in order."""
-        per_call = tuple(
-            _decision_schema(
-                list(self.policy[c["name"]].allowed_decisions), c["name"], self.tools_by_name.get(c["name"])
-            )
-            for c in calls
-        )
+        per_call = tuple(self._decision_type(c, policy[c["name"]]) for c in calls)
         response = create_model("BatchedResponse", decisions=(tuple[per_call], ...))  # type: ignore[valid-type]
         return cast("type", Annotated[response, WrapValidator(_as_sent)])
+
+    def _decision_type(self, call: ToolCall, gate: ToolGate) -> type:
+        """The stock decision schema for this call; its approve may carry `allow` when `may_allow`."""
+        allowed = list(gate.allowed_decisions)
+        tool = self.tools_by_name.get(call["name"])
+        if not gate.may_allow(call["args"]):
+            return _decision_schema(allowed, call["name"], tool)
+        by_type: dict[str, object] = {
+            "approve": ApproveAndAllowDecision,
+            "reject": RejectDecision,
+            "respond": RespondDecision,
+        }
+        if "edit" in allowed:
+            by_type["edit"] = _edit_decision(call["name"], tool)
+        members = tuple(by_type[d] for d in dict.fromkeys(allowed))
+        if len(members) == 1:
+            return cast("type", members[0])
+        return cast("type", Annotated[Union[members], Discriminator("type")])  # noqa: UP007
+
+
+def _thread_id() -> str | None:
+    """The thread this graph runs on (subagents run on their parent's)."""
+    try:
+        thread_id = get_config().get("configurable", {}).get("thread_id")
+    except RuntimeError:  # outside a graph
+        return None
+    return None if thread_id is None else str(thread_id)

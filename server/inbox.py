@@ -93,7 +93,9 @@ def items_of(
     owner = metadata.get("owner")
     since = str(thread.get("updated_at") or "")
     rows = []
-    for pending in pending_list:
+    escalations = metadata.get("escalations") or {}
+    for listed in pending_list:
+        pending = listed.escalated(metadata)
         if not all(user.may_decide(d, owner) for d in pending.deciders):
             continue
         for action in _actions(pending):
@@ -113,6 +115,8 @@ def items_of(
                     "owner": owner,
                     "created_at": since,
                     "age_seconds": _age(since, now),
+                    "deadline": (escalations.get(pending.id) or {}).get("deadline", pending.deadline),
+                    "escalated": pending.escalated_to is not None,
                 }
             )
     return rows

@@ -8,20 +8,26 @@ from hitl.deep_agent import SubagentSpec
 from hitl.policies.support import refund_specialist_policy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from langchain_core.tools import BaseTool
 
     from hitl.settings import Settings
+    from services.registry import Services
 
 NAME = "refund_specialist"
 REFUND_TOOLS = ("get_order", "get_refund_policy", "issue_refund")
 
 
-def refund_specialist(tools: list[BaseTool], settings: Settings) -> SubagentSpec:
-    """The spec, using the refund tools out of the parent's `tools`."""
+def refund_specialist(
+    tools: list[BaseTool], settings: Settings, services: Callable[[], Services] | None = None
+) -> SubagentSpec:
+    """The spec, using the refund tools out of the parent's `tools` (`services` for its review text)."""
     return SubagentSpec(
         name=NAME,
         description="Handles refunds carefully; every refund it issues is reviewed by a person.",
         system_prompt="You issue refunds. Check the order and the policy first, then refund.",
         tools=[t for t in tools if t.name in REFUND_TOOLS],
-        policy=refund_specialist_policy(settings),
+        policy=refund_specialist_policy(settings, services),
+        description_prefix="refund_specialist asks before every refund",
     )

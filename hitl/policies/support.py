@@ -8,10 +8,12 @@ from hitl.deadlines import Deadline
 from hitl.policy import Policy, ToolGate
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from hitl.contracts import Decider
+    from hitl.policy import Describer
     from hitl.settings import Settings
+    from services.registry import Services
 
 
 def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
@@ -21,17 +23,41 @@ def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
     return decider
 
 
-def _describe_refund(_name: str, args: Mapping[str, Any]) -> str:
-    return f"Refund {float(args['amount']):g} on order {args['order_id']} ({args.get('reason', 'no reason')})"
+def describe_refund(services: Callable[[], Services] | None = None) -> Describer:
+    """'Refund 899 to order A1024 (paid 899, delivered 2026-11-02): Item arrived broken'.
+
+    The order part comes from `services`; if the lookup fails for any reason the text is
+    built from the call alone, so describing a refund can never fail the run.
+    """
+
+    def describe(_name: str, args: Mapping[str, Any]) -> str:
+        head = f"Refund {float(args['amount']):g} to order {args['order_id']}"
+        reason = args.get("reason") or "no reason given"
+        try:
+            order = services().orders.get(str(args["order_id"])) if services else None
+        except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
+            order = None
+        if order is None:
+            return f"{head}: {reason}"
+        delivered = f"delivered {order['delivered_on']}" if order.get("delivered_on") else order["status"]
+        return f"{head} (paid {float(order['amount']):g}, {delivered}): {reason}"
+
+    return describe
 
 
-def refund_gate(settings: Settings, *, always: bool) -> ToolGate:
-    """Refunds: approve, edit or reject; above the auto-approve limit unless `always`."""
-    limit = settings.refund_auto_approve_limit
+def refund_gate(
+    settings: Settings, *, always: bool, services: Callable[[], Services] | None = None
+) -> ToolGate:
+    """Refunds: approve, edit or reject; above the auto-approve limit unless `always`.
+
+    Refunds over the supervisor limit are always reviewed: no run override or thread
+    allowance lets one through.
+    """
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
-        when=None if always else (lambda args: float(args["amount"]) > limit),
-        description=_describe_refund,
+        auto_approve_limit=None if always else settings.refund_auto_approve_limit,
+        always_review=lambda args: float(args["amount"]) > settings.refund_supervisor_limit,
+        description=describe_refund(services),
         decider=_refund_decider(settings),
         deadline=Deadline(
             settings.refund_deadline_seconds,
@@ -41,10 +67,10 @@ def refund_gate(settings: Settings, *, always: bool) -> ToolGate:
     )
 
 
-def support_policy(settings: Settings) -> Policy:
-    """The `support` agent's policy."""
+def support_policy(settings: Settings, services: Callable[[], Services] | None = None) -> Policy:
+    """The `support` agent's policy; `services` lets refund descriptions show the order."""
     return {
-        "issue_refund": refund_gate(settings, always=False),
+        "issue_refund": refund_gate(settings, always=False, services=services),
         "send_email": ToolGate(
             allowed_decisions=("approve", "reject"),
             description=lambda _n, a: f"E-mail {a['to']}: {a['subject']}",
@@ -58,6 +84,6 @@ def support_policy(settings: Settings) -> Policy:
     }
 
 
-def refund_specialist_policy(settings: Settings) -> Policy:
+def refund_specialist_policy(settings: Settings, services: Callable[[], Services] | None = None) -> Policy:
     """The `refund_specialist` subagent gates every refund, whatever the amount."""
-    return {"issue_refund": refund_gate(settings, always=True)}
+    return {"issue_refund": refund_gate(settings, always=True, services=services)}

@@ -491,7 +491,7 @@ OPS_TOOLS = (WRITE, SQL, DELETE)
 @st.composite
 def ops_answers(draw: st.DrawFn) -> Any:
     """`{interrupt_id: decision}` for one to three of the calls, each decision fuzzed, ids mutated."""
-    tools = draw(st.lists(st.sampled_from(OPS_TOOLS), min_size=1, max_size=3, unique=True))
+    tools = draw(st.lists(st.sampled_from(OPS_TOOLS), min_size=1, max_size=3, unique_by=lambda t: t.name))
     answers = {Slot(tool.name): draw(decision(tool)) for tool in tools}
     if draw(st.integers(0, 7)) == 0:
         return {"decisions": list(answers.values())}  # the batched shape, on per-call interrupts

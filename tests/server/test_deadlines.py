@@ -151,6 +151,11 @@ async def test_an_escalated_refund_needs_a_supervisor(as_user, short_server):
         return (thread["metadata"] or {}).get("escalations")
 
     await until(escalated)
+    reviewer_rows = (await reviewer.http.get("/inbox", params={"limit": 500}))["items"]
+    supervisor_rows = (await supervisor.http.get("/inbox", params={"limit": 500}))["items"]
+    assert thread_id not in {r["thread_id"] for r in reviewer_rows}
+    [row] = [r for r in supervisor_rows if r["thread_id"] == thread_id]
+    assert (row["escalated"], row["required_role"]) == (True, "supervisor")
     with refused(403, "needs a supervisor"):
         await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
     await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))

@@ -50,6 +50,8 @@ async def test_an_item_says_what_waits_and_for_whom(requester, supervisor, serve
     assert row["interrupt_id"] == next(iter(thread["interrupts"].values()))[0]["id"]
     assert row["age_seconds"] >= 0
     assert "Refund 640" in row["description"]
+    assert row["deadline"] > row["created_at"]
+    assert row["escalated"] is False
     assert all(item["tool"] == "issue_refund" for item in page["items"])
     assert (await inbox(supervisor, agent="no-such-agent"))["items"] == []
 

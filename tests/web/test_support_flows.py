@@ -27,9 +27,25 @@ async def test_a_refund_edited_to_699_is_approved_by_the_supervisor(web, server_
     assert server_services.payments.refunds_for(order_id) == []
 
     supervisor = await web.sign_in("supervisor1")
+    await supervisor.page.evaluate("""() => {
+      window.__log = [];
+      const t0 = performance.now();
+      new MutationObserver((records) => {
+        for (const r of records) for (const n of r.removedNodes) if (n.querySelector && (n.matches?.('[data-testid=interrupt-card], .decisions, .pending-list, .schema-form') || n.querySelector('[data-testid=interrupt-card]'))) window.__log.push([Math.round(performance.now()-t0), 'removed ' + n.className]);
+        const n = document.querySelectorAll('[data-testid=interrupt-card]').length;
+        const e = document.querySelectorAll('.schema-form').length;
+        const last = window.__log[window.__log.length-1];
+        const s = `${n} cards ${e} forms`;
+        if (!last || last[1] !== s) window.__log.push([Math.round(performance.now()-t0), s]);
+      }).observe(document.body, {subtree: true, childList: true});
+    }""")
+    supervisor.page.on("console", lambda m: print("CONSOLE", m.text))
     await supervisor.open(thread_id)
     card = supervisor.action("issue_refund")
     await card.get_by_test_id("decision-edit").click()
+    await supervisor.page.evaluate("window.__log.push([0, 'clicked'])")
+    await supervisor.page.wait_for_timeout(3000)
+    print(await supervisor.page.evaluate("window.__log"))
     await card.get_by_label("Amount").fill("699")
     await card.get_by_test_id("edit-save").click()
 
