@@ -5,6 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 2024
+HITL_DEV_MODE ?= true
+WEB := web
+WEB_DEPS := $(WEB)/node_modules/.installed
+WEB_BUILD := $(WEB)/dist/index.html
+WEB_SOURCES := $(shell find $(WEB)/src -type f) $(wildcard $(WEB)/*.json $(WEB)/*.ts $(WEB)/index.html)
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
@@ -20,11 +27,28 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
-dev: $(STAMP) ## Set up and serve the agents on http://127.0.0.1:$(PORT)
-	@echo "Serving on http://127.0.0.1:$(PORT)  (API docs: /docs; agents: support)"
-	$(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
+$(WEB_DEPS): $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $@
 
-test: $(STAMP) ## Set up and run the whole test suite
+$(WEB_BUILD): $(WEB_DEPS) $(WEB_SOURCES)
+	cd $(WEB) && npm run build
+	touch $@
+
+.env:
+	cp .env.example .env
+
+$(CHROMIUM):
+	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 update
+	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y chromium
+
+dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
+	@echo "Serving on http://127.0.0.1:$(PORT)  (API docs: /docs; agents: support, travel, ops)"
+	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
+	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
+
+test: $(STAMP) $(WEB_BUILD) $(CHROMIUM) ## Set up; web unit tests (Vitest), then pytest (graphs, server, Chromium)
+	cd $(WEB) && npm test
 	$(BIN)/pytest
 
 lint: $(STAMP) ## ruff (lint + format check) and mypy
@@ -38,5 +62,5 @@ schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~15 min; BENCH_*= to resize)
 	$(BIN)/python -m bench
 
-clean: ## Remove the virtualenv, data and server state
-	rm -rf $(VENV) data .langgraph_api
+clean: ## Remove the virtualenv, data, server state and the web build
+	rm -rf $(VENV) data .langgraph_api $(WEB)/dist

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hitl.deadlines import Deadline
-from hitl.deep_agent import build_deep_agent
+from hitl.deep_agent import SubagentSpec, build_deep_agent
+from hitl.deep_agent import policy_catalog as catalog_of
 from hitl.models import make_model
 from hitl.policies.ops import ops_policy
 from hitl.settings import Settings, get_settings
@@ -21,11 +22,17 @@ from subagents.file_manager import file_manager
 from tools.ops import build_ops_tools
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
+    from hitl.overrides import PolicyCatalog
+
 NAME = "ops"
+DESCRIPTION_PREFIX = "ops asks before changing data or files"
 SYSTEM_PROMPT = (
     "You are an operations agent for the shop's data and files. Read data freely; writes to the "
     "database and to files wait for a reviewer. Hand file chores to file_manager and deployments "
@@ -43,19 +50,33 @@ def make_graph(
     """The `ops` agent; defaults (model, workspace) come from the settings."""
     settings = settings or get_settings()
     workspace = Workspace(settings.workspace_dir)
-    tools = build_ops_tools((lambda: services) if services else default_services, workspace)
+    tools, subagents = _parts((lambda: services) if services else default_services, workspace)
     return build_deep_agent(
         NAME,
         model=model or make_model(settings),
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
         policy=ops_policy(),
-        subagents=[file_manager(tools), deployer()],
+        subagents=subagents,
         interrupt_mode="per_call",
         checkpointer=checkpointer,
         default_deadline=Deadline(settings.approval_deadline_seconds),
         backend=workspace.backend(),
+        description_prefix=DESCRIPTION_PREFIX,
     )
+
+
+def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
+    """The tools and gates a run's policy override may name for `ops`."""
+    tools, subagents = _parts(default_services, Workspace((settings or get_settings()).workspace_dir))
+    return catalog_of(NAME, tools=tools, policy=ops_policy(), subagents=subagents)
+
+
+def _parts(
+    services: Callable[[], Services], workspace: Workspace
+) -> tuple[list[BaseTool], list[SubagentSpec]]:
+    tools = build_ops_tools(services, workspace)
+    return tools, [file_manager(tools), deployer()]
 
 
 graph = make_graph()

@@ -1,7 +1,8 @@
 """The `support` graph: customer service with refunds, e-mails and questions to the user.
 
 `graph` is what `langgraph.json` serves (no checkpointer: the server owns persistence);
-`make_graph` builds the same agent for scripts and tests.
+`make_graph` builds the same agent for scripts and tests; `policy_catalog` says what a
+run's policy override may name (the server checks overrides against it).
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hitl.deadlines import Deadline
-from hitl.deep_agent import build_deep_agent
+from hitl.deep_agent import SubagentSpec, build_deep_agent
+from hitl.deep_agent import policy_catalog as catalog_of
 from hitl.models import make_model
 from hitl.policies.support import support_policy
 from hitl.settings import Settings, get_settings
@@ -18,11 +20,18 @@ from subagents.refund_specialist import refund_specialist
 from tools.support import build_support_tools
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
+    from hitl.overrides import PolicyCatalog
+    from hitl.policy import Policy
+
 NAME = "support"
+DESCRIPTION_PREFIX = "support asks before acting for a customer"
 SYSTEM_PROMPT = (
     "You are a customer-service agent for an online shop. Look orders up before acting, "
     "follow the refund policy, and ask the user when something is missing."
@@ -38,17 +47,31 @@ def make_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `support` agent; defaults come from the settings."""
     settings = settings or get_settings()
-    tools = build_support_tools((lambda: services) if services else default_services)
+    tools, policy, subagents = _parts(settings, (lambda: services) if services else default_services)
     return build_deep_agent(
         NAME,
         model=model or make_model(settings),
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
-        policy=support_policy(settings),
-        subagents=[refund_specialist(tools, settings)],
+        policy=policy,
+        subagents=subagents,
         checkpointer=checkpointer,
         default_deadline=Deadline(settings.approval_deadline_seconds),
+        description_prefix=DESCRIPTION_PREFIX,
     )
+
+
+def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
+    """The tools and gates a run's policy override may name for `support`."""
+    tools, policy, subagents = _parts(settings or get_settings(), default_services)
+    return catalog_of(NAME, tools=tools, policy=policy, subagents=subagents)
+
+
+def _parts(
+    settings: Settings, services: Callable[[], Services]
+) -> tuple[list[BaseTool], Policy, list[SubagentSpec]]:
+    tools = build_support_tools(services)
+    return tools, support_policy(settings, services), [refund_specialist(tools, settings, services)]
 
 
 graph = make_graph()

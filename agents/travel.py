@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hitl.deadlines import Deadline
-from hitl.deep_agent import build_deep_agent
+from hitl.deep_agent import SubagentSpec, build_deep_agent
+from hitl.deep_agent import policy_catalog as catalog_of
 from hitl.models import make_model
 from hitl.policies.travel import travel_policy
 from hitl.settings import Settings, get_settings
@@ -19,11 +20,17 @@ from subagents.booking_agent import booking_agent
 from tools.travel import build_travel_tools
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
+    from hitl.overrides import PolicyCatalog
+
 NAME = "travel"
+DESCRIPTION_PREFIX = "travel asks before changing a trip"
 TRAVEL_TOOLS = ("search_flights", "cancel_booking")
 SYSTEM_PROMPT = (
     "You are a travel agent. Search flights for the traveller; to book one, hand its flight id "
@@ -40,17 +47,29 @@ def make_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `travel` agent; defaults come from the settings."""
     settings = settings or get_settings()
-    tools = build_travel_tools((lambda: services) if services else default_services)
+    own, subagents = _parts((lambda: services) if services else default_services)
     return build_deep_agent(
         NAME,
         model=model or make_model(settings),
         system_prompt=SYSTEM_PROMPT,
-        tools=[t for t in tools if t.name in TRAVEL_TOOLS],
+        tools=own,
         policy=travel_policy(),
-        subagents=[booking_agent(tools)],
+        subagents=subagents,
         checkpointer=checkpointer,
         default_deadline=Deadline(settings.approval_deadline_seconds),
+        description_prefix=DESCRIPTION_PREFIX,
     )
+
+
+def policy_catalog(_settings: Settings | None = None) -> PolicyCatalog:
+    """The tools and gates a run's policy override may name for `travel`."""
+    own, subagents = _parts(default_services)
+    return catalog_of(NAME, tools=own, policy=travel_policy(), subagents=subagents)
+
+
+def _parts(services: Callable[[], Services]) -> tuple[list[BaseTool], list[SubagentSpec]]:
+    tools = build_travel_tools(services)
+    return [t for t in tools if t.name in TRAVEL_TOOLS], [booking_agent(tools)]
 
 
 graph = make_graph()

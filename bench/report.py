@@ -98,6 +98,7 @@ class Results:
 def render_markdown(results: Results) -> str:
     """RESULTS.md: the table first, then what each section compared and its notes."""
     meta = results.meta
+    machine = meta["machine"]
     lines = [
         "# Benchmarks: the cost of a human in the loop, side by side",
         "",
@@ -106,6 +107,12 @@ def render_markdown(results: Results) -> str:
             "**ratio = ours / reference**, both measured in the same run on the same machine, "
             "interleaved, so the ratio holds on a noisy machine better than either number. Lower is "
             "better except for throughput."
+        ),
+        "",
+        (
+            f"Load average (1, 5, 15 min): {machine.get('load average at start', '?')} at the start, "
+            f"{machine.get('load average at end', '?')} at the end, on {machine['cores']} cores: other "
+            "work on the machine slows the absolute numbers more than the ratios."
         ),
         "",
         "| what | ours | reference | ratio | target | what limits it |",

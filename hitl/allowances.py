@@ -7,7 +7,7 @@ a call. It never grants anything itself and never covers a call policy always re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -67,14 +67,15 @@ def covering(
 def within(bounds: Mapping[str, ArgBound], args: Mapping[str, Any]) -> bool:
     """Whether `args` meet every bound; a missing or unreadable argument does not."""
     for name, bound in bounds.items():
+        rule = cast("Mapping[str, Any]", bound)
         if name not in args:
             return False
         value = args[name]
-        if "max" in bound:
-            if isinstance(value, bool) or not isinstance(value, int | float) or value > bound["max"]:
+        if "max" in rule:
+            if isinstance(value, bool) or not isinstance(value, int | float) or value > rule["max"]:
                 return False
-        elif "equals" in bound:
-            if value != bound["equals"] or isinstance(value, bool) != isinstance(bound["equals"], bool):
+        elif "equals" in rule:
+            if value != rule["equals"] or isinstance(value, bool) != isinstance(rule["equals"], bool):
                 return False
         else:
             return False

@@ -225,10 +225,25 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 
 @app.command()
 def approve(
-    thread: str, call: Call = None, rest: Rest = None, url: Url = DEFAULT_URL, token: Token = ""
+    thread: str,
+    call: Call = None,
+    rest: Rest = None,
+    allow_in_thread: Annotated[
+        bool, typer.Option("--allow-in-thread", help="Don't ask again in this thread for this tool.")
+    ] = False,
+    bounds: Annotated[
+        str | None,
+        typer.Option(help='With --allow-in-thread: argument bounds, e.g. \'{"amount": {"max": 100}}\'.'),
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
 ) -> None:
-    """Approve a pending tool call."""
-    _decide(thread, call, {"type": "approve"}, rest, connect(url, token))
+    """Approve a pending tool call (and, with --allow-in-thread, later ones of its tool in the thread)."""
+    decision: dict[str, Any] = {"type": "approve"}
+    if allow_in_thread or bounds:
+        limits = {"bounds": _json_object(bounds, "--bounds")} if bounds else {}
+        decision["allow"] = {"scope": "thread", **limits}
+    _decide(thread, call, decision, rest, connect(url, token))
 
 
 @app.command()

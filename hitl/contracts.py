@@ -208,7 +208,7 @@ ArgBound = MaxBound | EqualsBound
 
 
 class AllowInThread(TypedDict):
-    """"Don't ask again in this thread for this tool", optionally within argument bounds."""
+    """Approve, and don't ask again in this thread for this tool (optionally within argument bounds)."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
@@ -281,12 +281,14 @@ class PolicyOverride(BaseModel):
     gate_all: bool = Field(
         default=False, description="Pause on every call of every tool the policy gates, whatever its args."
     )
-    tools: dict[str, ToolOverride] = Field(default_factory=dict, description="Per-tool overrides, by tool name.")
+    tools: dict[str, ToolOverride] = Field(
+        default_factory=dict, description="Per-tool overrides, by tool name."
+    )
     refund_auto_approve_limit: float | None = Field(
         default=None,
         ge=0,
         allow_inf_nan=False,
-        description="Refunds up to this amount run without a person (REFUND_AUTO_APPROVE_LIMIT for this run).",
+        description="Refunds up to this amount run without a person (this run's REFUND_AUTO_APPROVE_LIMIT).",
     )
 
 

@@ -10,6 +10,7 @@ change which calls pause; both are read from state, so a resume decides the same
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Union, cast
@@ -29,6 +30,7 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 from pydantic import Discriminator, WrapValidator, create_model
 
+from hitl.allowances import STATE_KEY, covering, merge_allowances
 from hitl.contracts import (
     ActionRequest,
     Allowance,
@@ -40,17 +42,17 @@ from hitl.contracts import (
     ToolApprovalRequest,
 )
 from hitl.deadlines import Deadline, earliest
-from hitl.allowances import STATE_KEY, covering, merge_allowances
 from hitl.overrides import PolicyCatalog, effective_policy, parse
 from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Awaitable, Callable, Sequence
 
-    from langchain.agents.middleware.types import AgentState, ToolCallRequest
     from langchain.agents.middleware.human_in_the_loop import Action
+    from langchain.agents.middleware.types import AgentState, ToolCallRequest
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
+    from langgraph.types import Command
 
 DEFAULT_PREFIX = "Tool execution requires approval"
 RUN_POLICY_KEY = "run_policy"
@@ -111,7 +113,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             description=lambda call, _state, _runtime: gate.describe(
                 name, call["args"], self.description_prefix
             ),
-            when=lambda request: self._pauses(request.tool_call, self.policy_for(request.state), request.state),
+            when=lambda request: self._pauses(
+                request.tool_call, self.policy_for(request.state), request.state
+            ),
         )
 
     def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
@@ -141,7 +145,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         recorded = None if raw is None else parse(raw, self.run_policy_catalog)
         return None if state.get(RUN_POLICY_KEY) == recorded else {RUN_POLICY_KEY: recorded}
 
-    def after_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+    def after_model(
+        self,
+        state: AgentState[Any],
+        runtime: Runtime[Any],  # noqa: ARG002  (the hook's signature; the gate reads state)
+    ) -> dict[str, Any] | None:
         """Batched mode: one checked interrupt for every gated call of the last model turn."""
         if self.interrupt_mode == "per_call":
             return None
@@ -149,7 +157,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if last is None or not last.tool_calls:
             return None
         policy = self.policy_for(state)
-        gated = [(index, call) for index, call in enumerate(last.tool_calls) if self._pauses(call, policy, state)]
+        gated = [
+            (index, call) for index, call in enumerate(last.tool_calls) if self._pauses(call, policy, state)
+        ]
         if not gated:
             return {"hitl_edited_tool_calls": {}} if state.get("hitl_edited_tool_calls") else None
 
@@ -159,7 +169,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             agent=self.agent,
             **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
-        answer = interrupt(request, response_schema=self._batched_response_type([c for _, c in gated], policy))
+        answer = interrupt(
+            request, response_schema=self._batched_response_type([c for _, c in gated], policy)
+        )
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
 
         kept: list[ToolCall] = []
@@ -171,7 +183,9 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 continue
             decision = decisions[index]
             revised, message = self._process_decision(
-                decision, call, InterruptOnConfig(allowed_decisions=list(policy[call["name"]].allowed_decisions))
+                decision,
+                call,
+                InterruptOnConfig(allowed_decisions=list(policy[call["name"]].allowed_decisions)),
             )
             if revised is not None:
                 kept.append(revised)
@@ -182,7 +196,35 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         last.tool_calls = kept
         return {"messages": [last, *answered], "hitl_edited_tool_calls": edited}
 
-    def _resolve_per_call(self, request: ToolCallRequest) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
+    async def aafter_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """`after_model`; off the event loop when it asks, as a description may look something up."""
+        if self.interrupt_mode == "per_call":
+            return None
+        last = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
+        policy = self.policy_for(state)
+        if last is None or not any(self._pauses(call, policy, state) for call in last.tool_calls):
+            return self.after_model(state, runtime)
+        return await asyncio.to_thread(self.after_model, state, runtime)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """The stock async hook; a gated per-call review is built off the event loop (see `aafter_model`)."""
+        if self.interrupt_mode != "per_call" or not self._pauses(
+            request.tool_call, self.policy_for(request.state), request.state
+        ):
+            return await super().awrap_tool_call(request, handler)
+        resolved = await asyncio.to_thread(self._resolve_per_call, request)
+        if isinstance(resolved, ToolMessage):
+            return resolved
+        to_run, executed = resolved
+        return self._annotate_edited_result(await handler(to_run), to_run, executed)
+
+    def _resolve_per_call(
+        self, request: ToolCallRequest
+    ) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
         """Per-call mode: the stock flow, under the run's policy and the thread's allowances."""
         call = request.tool_call
         policy = self.policy_for(request.state)
@@ -190,7 +232,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return request, None
         gate = policy[call["name"]]
         value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
-        decision = interrupt(value, response_schema=self._decision_type(call, gate))
+        decision = interrupt(value, response_schema=self._decision_type(call, gate, request.tool))
         if decision["type"] == "approve":
             return request, None
         if decision["type"] == "edit":
@@ -253,10 +295,14 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         response = create_model("BatchedResponse", decisions=(tuple[per_call], ...))  # type: ignore[valid-type]
         return cast("type", Annotated[response, WrapValidator(_as_sent)])
 
-    def _decision_type(self, call: ToolCall, gate: ToolGate) -> type:
-        """The stock decision schema for this call; its approve may carry `allow` when `may_allow`."""
+    def _decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None = None) -> type:
+        """The stock decision schema for this call; its approve may carry `allow` when `may_allow`.
+
+        Edit args follow `tool`'s schema: the running tool in per-call mode (Deep Agents' own file
+        tools included), else this agent's tool of that name.
+        """
         allowed = list(gate.allowed_decisions)
-        tool = self.tools_by_name.get(call["name"])
+        tool = tool or self.tools_by_name.get(call["name"])
         if not gate.may_allow(call["args"]):
             return _decision_schema(allowed, call["name"], tool)
         by_type: dict[str, object] = {

@@ -8,7 +8,6 @@ the gate calls `effective_policy` on every gated decision. Who may loosen is the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -18,6 +17,8 @@ from hitl.contracts import PolicyOverride
 from hitl.policy import BUILTIN_TOOLS, ToolGate
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     from hitl.contracts import DecisionType
     from hitl.policy import Policy
 

@@ -29,7 +29,10 @@ class Settings(BaseSettings):
     openai_base_url: str = Field(
         default="", description="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...)."
     )
-    data_dir: Path = Field(default=Path("data"), description="Where the SQLite business database lives.")
+    data_dir: Path = Field(
+        default=Path("data"),
+        description="Where the SQLite business database and the dev server's checkpoints.db live.",
+    )
     database_url: str = Field(
         default="",
         description="SQLAlchemy URL of the business database; empty means SQLite in data_dir.",

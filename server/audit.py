@@ -17,6 +17,8 @@ from server.access import as_server
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
+    from hitl.contracts import Allowance
+    from hitl.overrides import Change
     from server.resume_gate import Accepted, Pending
     from server.users import User
 
@@ -69,6 +71,56 @@ def system_event(thread_id: str, pending: Pending, decision: str, message: str) 
         message=message,
         reviewer="system",
         roles=[],
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="accepted",
+    )
+
+
+def policy_change(  # noqa: PLR0913  (what changed, for whom, by whom, and the outcome)
+    thread_id: str,
+    agent: str,
+    user: User,
+    *,
+    override: dict[str, Any],
+    changes: list[Change],
+    refusal: str | None = None,
+) -> AuditRecord:
+    """A run's policy override: what it tightens or loosens, accepted or refused."""
+    loosens = any(c.kind == "loosen" for c in changes)
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id="",
+        tool_call_id="",
+        agent=agent,
+        tool="run policy",
+        requested_args=override,
+        decision="loosen_policy" if loosens else "tighten_policy",
+        final_args=None if refusal else override,
+        message="; ".join(c.text for c in changes),
+        reviewer=user.identity,
+        roles=user.roles,
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="refused" if refusal else "accepted",
+        **({"refusal": refusal} if refusal else {}),  # type: ignore[typeddict-item]
+    )
+
+
+def allowance_change(thread_id: str, allowance: Allowance, user: User, decision: str) -> AuditRecord:
+    """A thread allowance granted (`allow`) or revoked (`revoke_allowance`)."""
+    bounds = dict(allowance["bounds"])
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id=allowance["interrupt_id"],
+        tool_call_id="",
+        agent=allowance["agent"],
+        tool=allowance["tool"],
+        requested_args=bounds,
+        decision=decision,
+        final_args=bounds,
+        message=f"allowance {allowance['id']}: {allowance['tool']} in this thread"
+        + (f" within {bounds}" if bounds else ", any arguments"),
+        reviewer=user.identity,
+        roles=user.roles,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )

@@ -13,7 +13,7 @@ from typing import Any
 from langgraph_sdk import Auth, get_client
 
 from hitl.settings import get_settings
-from server import audit, claims
+from server import allowances, audit, claims, overrides
 from server.access import as_server, is_server
 from server.resume_gate import Pending, ResumeRefused, check_resume
 from server.users import User, directory
@@ -95,9 +95,9 @@ async def on_thread_delete(
 async def changeable_thread(
     ctx: Auth.types.AuthContext, value: dict[str, Any]
 ) -> Auth.types.FilterType | None:
-    """Owners change their threads; only a supervisor rewrites one that waits for a person."""
+    """Owners change their threads (metadata, cancels); only a supervisor (or the server) writes state."""
     user = caller(ctx)
-    if user.role == "supervisor":
+    if user.role == "supervisor" or is_server():
         return None
     if "owner" in (value.get("metadata") or {}):
         raise refuse(403, "Only a supervisor may change a thread's owner.")
@@ -106,6 +106,8 @@ async def changeable_thread(
         raise refuse(
             403, "This thread is waiting for an approval; only a supervisor may change its state now."
         )
+    if is_state_write:  # the state holds approval allowances; they come only from the server
+        raise refuse(403, "Only a supervisor may write a thread's state directly; send a message instead.")
     return {"owner": ctx.user.identity}
 
 
@@ -118,6 +120,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     command = kwargs.get("command")
     if command is not None and not any(command.get(k) is not None for k in ("resume", "update", "goto")):
         raise refuse(422, "A command needs a resume (the answer), update or goto; this one is empty.")
+    await overrides.admit(user, value)
     thread = await _thread(str(thread_id)) if thread_id is not None else None
     if thread is None:
         value.setdefault("metadata", {})["owner"] = user.identity
@@ -159,6 +162,7 @@ async def gate_resume(
         accepted = check_resume(
             command["resume"], pending, user=user, owner=owner, max_bytes=get_settings().max_resume_bytes
         )
+        allowed = allowances.granted(thread_id, accepted, pending, user)
         claims.take([item.pending.id for item in accepted], user.identity)
     except ResumeRefused as refusal:
         await audit.write(
@@ -169,7 +173,15 @@ async def gate_resume(
     given = command.get("update")
     update: dict[str, Any] = given if isinstance(given, dict) else {}
     command["update"] = {**update, "approval_receipts": [*update.get("approval_receipts", []), *receipts]}
-    await audit.write(get_client(), audit.as_records(thread_id, receipts))
+    if allowed:
+        command["update"][allowances.STATE_KEY] = {a["id"]: a for a in allowed}
+    await audit.write(
+        get_client(),
+        [
+            *audit.as_records(thread_id, receipts),
+            *(audit.allowance_change(thread_id, a, user, "allow") for a in allowed),
+        ],
+    )
 
 
 def _no_rewrites(user: User, command: dict[str, Any]) -> None:

@@ -67,10 +67,9 @@ async def recover(saver: DurableSaver) -> Recovery:
     has a pending run which already wrote checkpoints (the runtime would apply its input again),
     gets its status, values and interrupts from the checkpoint. Such a run is closed, unless
     it was cut off mid-step: then it continues from the checkpoint it reached, without its input.
+    A thread that cannot be recovered (its graph is no longer served, say) is logged and skipped.
     """
-    from langgraph_api.state import state_snapshot_to_thread_state  # noqa: PLC0415
     from langgraph_runtime.database import connect  # noqa: PLC0415
-    from langgraph_runtime.ops import Runs, Threads  # noqa: PLC0415
 
     recovery = Recovery()
     async with connect() as conn:
@@ -84,24 +83,47 @@ async def recover(saver: DurableSaver) -> Recovery:
         for thread_id, latest in (await saver.latest_metadata()).items():
             writers = await saver.writer_run_ids(thread_id) if pending[thread_id] else set()
             started = [run for run in pending[thread_id] if str(run["run_id"]) in writers]
-            if thread_id in known_threads and latest.get("run_id") in known_runs and not started:
+            known = thread_id in known_threads
+            if known and latest.get("run_id") in known_runs and not started:
                 continue
-            if thread_id in known_threads:
-                recovery.refreshed_threads.append(thread_id)
-            else:
-                metadata = {key: latest[key] for key in RESTORED_METADATA if key in latest}
-                await anext(await Threads.put(conn, thread_id, metadata=metadata, if_exists="do_nothing"))
-                recovery.recreated_threads.append(thread_id)
-
-            snapshot = await Threads.State.get(conn, {"configurable": {"thread_id": thread_id}})
-            at_rest = not snapshot.tasks or bool(snapshot.interrupts)
-            for run in started:
-                run_id = str(run["run_id"])
-                if run_id == latest.get("run_id") and not at_rest:
-                    run["kwargs"].update(input=None, command=None)
-                    recovery.continued_runs.append(run_id)
-                else:
-                    await Runs.set_status(conn, run["run_id"], "success")
-                    recovery.closed_runs.append(run_id)
-            await Threads.set_status(conn, thread_id, state_snapshot_to_thread_state(snapshot), None)
+            try:
+                closed, continued = await _recover_thread(conn, thread_id, latest, started, known=known)
+            except Exception:  # noqa: BLE001  (one bad thread must not keep the server from starting)
+                await logger.awarning(
+                    "Could not recover a thread from its checkpoints", thread_id=thread_id, exc_info=True
+                )
+                continue
+            (recovery.refreshed_threads if known else recovery.recreated_threads).append(thread_id)
+            recovery.closed_runs += closed
+            recovery.continued_runs += continued
     return recovery
+
+
+async def _recover_thread(
+    conn: Any,  # noqa: ANN401  (the embedded runtime's connection)
+    thread_id: str,
+    latest: dict[str, Any],
+    started: list[dict[str, Any]],
+    *,
+    known: bool,
+) -> tuple[list[str], list[str]]:
+    """Recreate or refresh one thread's record; the ids of the runs closed and continued."""
+    from langgraph_api.state import state_snapshot_to_thread_state  # noqa: PLC0415
+    from langgraph_runtime.ops import Runs, Threads  # noqa: PLC0415
+
+    if not known:
+        metadata = {key: latest[key] for key in RESTORED_METADATA if key in latest}
+        await anext(await Threads.put(conn, thread_id, metadata=metadata, if_exists="do_nothing"))
+    snapshot = await Threads.State.get(conn, {"configurable": {"thread_id": thread_id}})
+    at_rest = not snapshot.tasks or bool(snapshot.interrupts)
+    closed, continued = [], []
+    for run in started:
+        run_id = str(run["run_id"])
+        if run_id == latest.get("run_id") and not at_rest:
+            run["kwargs"].update(input=None, command=None)
+            continued.append(run_id)
+        else:
+            await Runs.set_status(conn, run["run_id"], "success")
+            closed.append(run_id)
+    await Threads.set_status(conn, thread_id, state_snapshot_to_thread_state(snapshot), None)
+    return closed, continued

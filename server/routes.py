@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hitl.settings import get_settings
-from server import audit, inbox
+from server import allowances, audit, inbox
 from server.access import as_server
 from server.users import User, directory
 
@@ -68,6 +68,7 @@ MAX_PAGE = 500
 ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}", audit_trail, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
+    Route("/threads/{thread_id}/allowances/revoke", allowances.revoke, methods=["POST"]),
 ]
 
 
@@ -143,7 +144,13 @@ async def app_config(_request: Request) -> JSONResponse:
     return JSONResponse({"dev_users": users})
 
 
+async def app_without_slash(request: Request) -> RedirectResponse:
+    """GET /app: on to /app/, where the app's relative asset paths resolve."""
+    return RedirectResponse(str(request.url.replace(path=f"{request.url.path}/")))
+
+
 ROUTES += [
     PublicRoute(Route("/app-config", app_config, methods=["GET"])),
+    PublicRoute(Route("/app", app_without_slash, methods=["GET"])),
     PublicRoute(Mount("/app", app=WebApp(WEB_DIST), name="web-app")),
 ]

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +25,9 @@ from services.registry import Services
 from tests.conftest import add_order
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncIterator, Callable, Iterator
+
+    from langgraph_sdk.client import LangGraphClient
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
@@ -161,19 +164,28 @@ DEV_TOKENS = {
 """The dev users of `.env.example` and their bearer tokens."""
 
 
-@pytest.fixture
-async def client_as(server):
-    """`client_as("reviewer1")`: a `langgraph-sdk` client acting as that dev user."""
-    opened = []
+@asynccontextmanager
+async def user_clients(url: str) -> AsyncIterator[Callable[[str], LangGraphClient]]:
+    """`make("reviewer1")` gives a `langgraph-sdk` client of `url` acting as that dev user."""
+    opened: list[LangGraphClient] = []
 
-    def make(user: str):
-        sdk = get_client(url=server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
+    def make(user: str) -> LangGraphClient:
+        sdk = get_client(url=url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
         opened.append(sdk)
         return sdk
 
-    yield make
-    for sdk in opened:
-        await sdk.aclose()
+    try:
+        yield make
+    finally:
+        for sdk in opened:
+            await sdk.aclose()
+
+
+@pytest.fixture
+async def client_as(server):
+    """`client_as("reviewer1")`: a client of the session's server acting as that dev user."""
+    async with user_clients(server.url) as make:
+        yield make
 
 
 @pytest.fixture

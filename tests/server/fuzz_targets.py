@@ -190,31 +190,46 @@ def rows(services: Services, table: str, tool_call_id: str) -> list[dict[str, An
     return services.records.read(table, [{"column": "tool_call_id", "op": "=", "value": tool_call_id}])
 
 
-def is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def edited_args(edit: dict[str, Any], **types: type) -> dict[str, Any]:
+    """The args of an accepted edit; each named one must have its type, or the server should have refused."""
+    args = edit["edited_action"]["args"]
+    wrong = {
+        name: args.get(name)
+        for name, kind in types.items()
+        if not isinstance(args.get(name), int | float if kind is float else kind)
+        or isinstance(args.get(name), bool)
+    }
+    if wrong:
+        pytest.fail(f"accepted an edit whose args do not fit the tool's schema, so it cannot run: {wrong}")
+    return args
 
 
-@dataclass
 class Target:
-    """One agent's pending approvals under fuzzing: starts threads, runs cases, checks invariants."""
+    """One agent's pending approvals under fuzzing: starts threads, runs cases, checks invariants.
+
+    Not a dataclass: Hypothesis prints a test's arguments field by field, and these grow.
+    """
 
     agent: ClassVar[str]
     answerer: ClassVar[str]
     """The dev user who answers this agent's approvals."""
 
-    server: DevServer
-    services: Services
-    http: httpx.Client
-    pool: ThreadPoolExecutor
-    cases: int = 0
-    refused: int = 0
-    accepted: int = 0
-    current: Waiting | None = None
-    left_pending: list[Waiting] = field(default_factory=list)
-    """Threads an accepted partial answer left waiting; the closing test answers them."""
-    stale: str = "f" * 32
-    """An interrupt id of an earlier thread, for `Slot("stale")`."""
-    spares: deque[Future[Waiting]] = field(default_factory=deque)
+    def __init__(
+        self, server: DevServer, services: Services, http: httpx.Client, pool: ThreadPoolExecutor
+    ) -> None:
+        """Fuzz `server`'s agent, checking side effects in `services`, starting spares on `pool`."""
+        self.server, self.services, self.http, self.pool = server, services, http, pool
+        self.cases = self.refused = self.accepted = 0
+        self.current: Waiting | None = None
+        self.left_pending: list[Waiting] = []
+        """Threads an accepted partial answer left waiting; the closing test answers them."""
+        self.stale = "f" * 32
+        """An interrupt id of an earlier thread, for `Slot("stale")`."""
+        self.spares: deque[Future[Waiting]] = deque()
+
+    def __repr__(self) -> str:
+        """Short, for Hypothesis' report of a failing case."""
+        return f"<{self.agent}: {self.cases} cases>"
 
     # what each agent defines
 
@@ -258,17 +273,22 @@ class Target:
         return self.spares.popleft().result()
 
     def case(self, plan: Any) -> None:
-        """One fuzzed resume on the current pending thread; the next case gets a fresh one if accepted."""
-        thread = self.current = self.current or self.take()
+        """One fuzzed resume on the current pending thread; the next case gets a fresh one if accepted.
+
+        A thread stays current only after a clean refusal, so a failing case replays (and
+        shrinks) on a fresh thread, as it first ran.
+        """
+        thread = self.current or self.take()
+        self.current = None
         self.cases += 1
-        if self.run(thread, resolve(plan, {**thread.names, "stale": self.stale})):
-            self.accepted += 1
-            self.stale = next(iter(thread.interrupts))
-            if thread.pending:
-                self.left_pending.append(thread)
-            self.current = None
-        else:
+        if not self.run(thread, resolve(plan, {**thread.names, "stale": self.stale})):
             self.refused += 1
+            self.current = thread
+            return
+        self.accepted += 1
+        self.stale = next(iter(thread.interrupts))
+        if thread.pending:
+            self.left_pending.append(thread)
 
     def run(self, thread: Waiting, payload: Any) -> bool:
         """Send `payload` as the resume and check the invariants; whether the server accepted it."""
@@ -322,24 +342,32 @@ EMAIL = Tool(
 
 @st.composite
 def support_answers(draw: st.DrawFn) -> Any:
-    """`{"decisions": [refund, e-mail]}`, each decision fuzzed, the list and its wrapping mutated."""
-    decisions = [draw(decision(REFUND)), draw(decision(EMAIL))]
-    change = draw(st.sampled_from(["none", "none", "drop", "add", "swap", "junk list"]))
+    """A valid `{"decisions": [refund, e-mail]}` with a decision, the list or the wrapping fuzzed."""
+    plain = st.sampled_from([{"type": "approve"}, {"type": "reject"}])
+    answer = {"decisions": [draw(plain), draw(plain)]}
+    fuzzed = draw(st.sampled_from(["refund", "e-mail", "both", "list", "wrapping"]))
+    if fuzzed in {"refund", "both"}:
+        answer["decisions"][0] = draw(decision(REFUND))
+    if fuzzed in {"e-mail", "both"}:
+        answer["decisions"][1] = draw(decision(EMAIL))
+    if fuzzed == "list":
+        return changed_list(answer, draw)
+    return by_id({Slot("batch"): answer}, draw) if fuzzed == "wrapping" else answer
+
+
+def changed_list(answer: dict[str, Any], draw: st.DrawFn) -> Any:
+    """The batched answer with a decision dropped, one too many, the two swapped, or no list at all."""
+    decisions = answer["decisions"]
+    change = draw(st.sampled_from(["drop", "add", "swap", "junk", "bare list"]))
     if change == "drop":
         decisions.pop(draw(st.integers(0, 1)))
     elif change == "add":
         decisions.append(draw(decision(EMAIL)))
     elif change == "swap":
         decisions.reverse()
-    answer: Any = {"decisions": draw(json_values) if change == "junk list" else decisions}
-    wrap = draw(st.sampled_from(["bare", "bare", "by id", "unknown id", "by id + unknown", "list"]))
-    if wrap == "by id":
-        return {Slot("batch"): answer}
-    if wrap == "unknown id":
-        return {draw(unknown_ids): answer}
-    if wrap == "by id + unknown":
-        return {Slot("batch"): answer, draw(unknown_ids): answer}
-    return answer["decisions"] if wrap == "list" else answer
+    elif change == "junk":
+        answer["decisions"] = draw(json_values)
+    return decisions if change == "bare list" else answer
 
 
 class SupportTarget(Target):
@@ -362,6 +390,9 @@ class SupportTarget(Target):
             "refunds": [r["amount"] for r in rows(self.services, "refunds", thread.names["refund"])],
             "emails": len(rows(self.services, "outbox", thread.names["email"])),
             "order refunds": len(self.services.payments.refunds_for(thread.names["order"])),
+            "customer emails": len(
+                self.services.outbox.sent_to(f"{thread.names['order'].lower()}@example.com")
+            ),
         }
 
     def expect(self, thread: Waiting, answers: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
@@ -373,6 +404,7 @@ class SupportTarget(Target):
             "refunds": [amount] if amount else [],
             "emails": int(email["type"] == "approve"),
             "order refunds": int(bool(amount)),
+            "customer emails": int(email["type"] == "approve"),
         }
 
     def correct(self, thread: Waiting) -> Any:
@@ -386,10 +418,9 @@ def refund_amount(refund: dict[str, Any], order_id: str) -> float:
         return 240.0
     if refund["type"] != "edit":
         return 0.0
-    args = refund["edited_action"]["args"]
-    amount = args.get("amount")
-    if args.get("order_id") == order_id and is_number(amount) and 0 < amount <= 240:
-        return float(amount)
+    args = edited_args(refund, order_id=str, amount=float, reason=str)
+    if args["order_id"] == order_id and 0 < args["amount"] <= 240:
+        return float(args["amount"])
     return 0.0  # another order, or more than was paid: the payment service refuses it
 
 
@@ -442,7 +473,10 @@ class TravelTarget(Target):
 
     def effects(self, thread: Waiting) -> dict[str, Any]:
         booked = rows(self.services, "bookings", thread.names["call"])
-        return {"bookings": [(b["flight_id"], b["seat_class"], b["insurance"]) for b in booked]}
+        return {
+            "bookings": [(b["flight_id"], b["seat_class"], b["insurance"]) for b in booked],
+            "flight bookings": len(self.services.bookings.for_flight(thread.names["flight"])),
+        }
 
     def expect(self, thread: Waiting, answers: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
         [answer] = answers.values()
@@ -454,7 +488,7 @@ class TravelTarget(Target):
             answer.get("seat_class", "economy"),
             answer.get("insurance", False),
         )
-        return {"bookings": [booking]}
+        return {"bookings": [booking], "flight bookings": before["flight bookings"] + 1}
 
     def correct(self, thread: Waiting) -> Any:
         return {thread.names["form"]: {"decision": "approve", "seat_class": "business", "insurance": True}}
@@ -553,6 +587,8 @@ class OpsTarget(Target):
             "escaped": (root.parent / names["escape"].removeprefix("/../")).exists(),
             "sql runs": len(rows(self.services, "sql_runs", names["execute_sql call"])),
             "deletions": len(rows(self.services, "file_deletions", names["delete_file call"])),
+            "all sql runs": self.services.sql.writes(),
+            "all deletions": self.services.file_deletions.count(),
             "log": (root / names["log"]).exists(),
             "decoy": (root.parent / names["decoy"].removeprefix("/../")).exists(),
         }
@@ -561,10 +597,12 @@ class OpsTarget(Target):
         names, expected = thread.names, dict(before)
         for interrupt_id, answer in answers.items():
             value = thread.interrupts[interrupt_id]["value"]
-            kind = answer["type"]
-            args = answer["edited_action"]["args"] if kind == "edit" else value["args"]
-            if kind not in {"approve", "edit"}:
+            if answer["type"] not in {"approve", "edit"}:
                 continue
+            args = value["args"]
+            if answer["type"] == "edit":
+                shape = {"write_file": {"file_path": str, "content": str}, "delete_file": {"path": str}}
+                args = edited_args(answer, **shape[value["name"]])
             if value["name"] == "write_file":
                 where = {names["archive"]: "archive", names["alt"]: "alt"}.get(args["file_path"])
                 if where:  # anything else leaves the workspace: refused by the backend
@@ -573,6 +611,8 @@ class OpsTarget(Target):
                 expected["sql runs"] = 1
             elif args["path"] in {names["log"], names["log_abs"]}:  # else: missing or outside
                 expected.update(deletions=1, log=False)
+        for own, every in (("sql runs", "all sql runs"), ("deletions", "all deletions")):
+            expected[every] += expected[own] - before[own]  # and nothing anywhere else
         return expected
 
     def correct(self, thread: Waiting) -> Any:

@@ -18,7 +18,9 @@ HITL = Path(sys.executable).parent / "hitl"
 
 def hitl(server, token: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     env = {"HITL_URL": server.url, "HITL_TOKEN": token, "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
-    done = subprocess.run([str(HITL), *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+    done = subprocess.run(
+        [str(HITL), *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
     if check:
         assert done.returncode == 0, done.stderr
     return done
@@ -58,7 +60,10 @@ def test_edit_reject_and_respond(server, server_order, server_services):
     assert [r["amount"] for r in server_services.payments.refunds_for(both)] == [300.0]
     assert server_services.outbox.sent_to(f"{both.lower()}@example.com") == []
     shown = json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)
-    assert [(r["tool"], r["decision"]) for r in shown["receipts"]] == [("issue_refund", "approve"), ("send_email", "reject")]
+    assert [(r["tool"], r["decision"]) for r in shown["receipts"]] == [
+        ("issue_refund", "approve"),
+        ("send_email", "reject"),
+    ]
 
     asked = server_order(70)
     thread = run_json(server, "Please refund 70 on my order, it arrived broken.")["thread_id"]
@@ -71,9 +76,13 @@ def test_mistakes_are_one_clear_line_and_change_nothing(server, server_order, se
     order_id = server_order(300)
     thread = run_json(server, phrases.refund_and_email(order_id))["thread_id"]
 
-    bad_json = hitl(server, "dev-reviewer1", "edit", thread, "issue_refund", "--args", "{amount: 1", check=False)
+    bad_json = hitl(
+        server, "dev-reviewer1", "edit", thread, "issue_refund", "--args", "{amount: 1", check=False
+    )
     partial = hitl(server, "dev-reviewer1", "approve", thread, "issue_refund", check=False)
-    wrong_role = hitl(server, "dev-requester1", "approve", thread, "issue_refund", "--rest", "approve", check=False)
+    wrong_role = hitl(
+        server, "dev-requester1", "approve", thread, "issue_refund", "--rest", "approve", check=False
+    )
     wrong_token = hitl(server, "nope", "inbox", check=False)
 
     assert (bad_json.returncode, "not valid JSON" in bad_json.stderr) == (1, True)
@@ -84,4 +93,6 @@ def test_mistakes_are_one_clear_line_and_change_nothing(server, server_order, se
         assert len(failed.stderr.strip().splitlines()) == 1, failed.stderr
         assert "Traceback" not in failed.stderr
     assert server_services.payments.refunds_for(order_id) == []
-    assert json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)["status"] == "interrupted"
+    assert (
+        json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)["status"] == "interrupted"
+    )

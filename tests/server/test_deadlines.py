@@ -21,7 +21,7 @@ from langgraph_sdk import get_client
 
 from hitl.scripted import phrases
 from tests.conftest import add_order
-from tests.server.conftest import DEV_TOKENS, start_dev_server, stop
+from tests.server.conftest import start_dev_server, stop, user_clients
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server
@@ -81,16 +81,8 @@ def short_server(tmp_path_factory, receiver):
 
 @pytest.fixture
 async def as_user(short_server):
-    opened = []
-
-    def make(user: str):
-        sdk = get_client(url=short_server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
-        opened.append(sdk)
-        return sdk
-
-    yield make
-    for sdk in opened:
-        await sdk.aclose()
+    async with user_clients(short_server.url) as make:
+        yield make
 
 
 async def until(check, seconds: float = 60):

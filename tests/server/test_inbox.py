@@ -14,7 +14,9 @@ async def inbox(client, **params):
     return await client.http.get("/inbox", params={k: v for k, v in params.items() if v is not None})
 
 
-async def test_each_user_sees_only_what_they_may_decide(requester, client_as, reviewer, supervisor, server_order):
+async def test_each_user_sees_only_what_they_may_decide(
+    requester, client_as, reviewer, supervisor, server_order
+):
     """visibility: 899 only for supervisors, 300 for reviewers too, ask_user only for its owner."""
     big, _ = await start(requester, phrases.refund_in_full(server_order(899)))
     small, _ = await start(requester, phrases.refund_in_full(server_order(300)))

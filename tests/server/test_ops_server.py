@@ -188,7 +188,7 @@ async def test_request_approval_approved_and_refused(requester, reviewer, approv
 async def test_a_valid_answer_sent_with_an_invalid_one_is_not_applied(
     requester, reviewer, server_services, server_workspace, old_order
 ):
-    """all or nothing: approve + a bad edit in one resume is refused whole; all three still wait; nothing ran."""
+    """all or nothing: approve + a bad edit in one resume is refused whole; all three wait; nothing ran."""
     thread_id, pending, archive, name = await three_interrupts(requester, server_workspace)
     answers = {
         pending["write_file"]["id"]: APPROVE,
@@ -211,7 +211,9 @@ async def test_an_answered_interrupt_cannot_be_answered_again(
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["execute_sql"]["id"]: APPROVE}})
     with refused(422, "Unknown interrupt id"):
-        await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
+        await reviewer.runs.wait(
+            thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}}
+        )
     assert server_services.file_deletions.count() == deletions + 1
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["write_file"]["id"]: APPROVE}})
     assert (await requester.threads.get(thread_id))["status"] == "idle"

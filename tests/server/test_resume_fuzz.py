@@ -10,8 +10,6 @@ answer. The targets, payloads and invariants are in `tests/server/fuzz_targets.p
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -56,10 +54,9 @@ def test_every_fuzzed_thread_is_still_answerable(targets):
         thread = target.current or target.take()
         assert target.run(thread, target.correct(thread)), target.agent
         assert not thread.pending
-    leftovers = [(target, thread) for target in targets.values() for thread in target.left_pending]
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        answers = [pool.submit(t.run, thread, t.correct(thread)) for t, thread in leftovers]
-    assert all(answer.result() for answer in answers)
+    for target in targets.values():
+        for thread in target.left_pending:  # one by one: the checks count rows database-wide
+            assert target.run(thread, target.correct(thread)), (target.agent, thread.thread_id)
     for agent, target in targets.items():
         print(
             f"fuzzed resumes, {agent}: {target.cases} cases, {target.refused} refused, "

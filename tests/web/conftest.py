@@ -48,12 +48,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-
 @pytest.fixture(scope="session")
 async def chromium() -> AsyncIterator[Browser]:
     """Debian's Chromium, headless; `make test` installs it when it is missing."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
+    if not CHROMIUM.exists():  # noqa: ASYNC240  (one stat before the session's browser starts)
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -66,7 +65,7 @@ async def chromium() -> AsyncIterator[Browser]:
 
 
 @pytest.fixture
-async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:
+async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:  # noqa: F811  (the imported fixture)
     """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
 
     At the end of the test every tab is saved: the last one opened as `<test>.png` (the final

@@ -68,6 +68,10 @@ class Tab:
         """The conversation's messages of one role (human, ai, tool)."""
         return self.page.locator(f'[data-testid="message"][data-role="{role}"]')
 
+    def tool_result(self, tool: str) -> Locator:
+        """The conversation's tool messages from `tool` (what the tool returned, or the refusal)."""
+        return self.messages("tool").filter(has_text=f"tool · {tool}")
+
     def inbox_rows(self, thread_id: str) -> Locator:
         """Inbox rows of one thread."""
         return self.page.locator(f'[data-testid="inbox-row"][data-thread-id="{thread_id}"]')
@@ -84,8 +88,8 @@ class ReviewerApp:
     wait_ms: float
     tabs: list[Tab] = field(default_factory=list)
 
-    async def sign_in(self, user: str) -> Tab:
-        """A new tab where `user` signed in by typing their token; it shows the inbox."""
+    async def open_signed_out(self, user: str = "nobody") -> Tab:
+        """A new tab (browser context of its own) on the app's sign-in page."""
         context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(self.wait_ms)
         self.contexts.append(context)
@@ -93,7 +97,13 @@ class ReviewerApp:
         tab = Tab(user=user, page=page, url=self.url)
         self.tabs.append(tab)
         await page.goto(self.url)
-        await page.get_by_test_id("signin-token").fill(self.tokens[user])
-        await page.get_by_test_id("signin-submit").click()
-        await page.get_by_test_id("inbox-page").wait_for()
+        await page.get_by_test_id("signin-page").wait_for()
+        return tab
+
+    async def sign_in(self, user: str) -> Tab:
+        """A new tab where `user` signed in by typing their token; it shows the inbox."""
+        tab = await self.open_signed_out(user)
+        await tab.page.get_by_test_id("signin-token").fill(self.tokens[user])
+        await tab.page.get_by_test_id("signin-submit").click()
+        await tab.page.get_by_test_id("inbox-page").wait_for()
         return tab

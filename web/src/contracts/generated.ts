@@ -21,10 +21,13 @@ export type DecisionType = "approve" | "edit" | "reject" | "respond";
 export interface HitlContracts {
   Action?: Action;
   ActionRequest?: ActionRequest;
+  AllowInThread?: AllowInThread;
+  Allowance?: Allowance;
   AppConfig?: AppConfig;
   ApprovalAnswer?: ApprovalAnswer;
   ApprovalReceipt?: ApprovalReceipt;
   ApprovalRequest?: ApprovalRequest;
+  ApproveAndAllowDecision?: ApproveAndAllowDecision;
   ApproveDecision?: ApproveDecision;
   AuditLog?: AuditLog;
   AuditRecord?: AuditRecord;
@@ -34,16 +37,21 @@ export interface HitlContracts {
   DecisionType?: DecisionType;
   DevUser?: DevUser;
   EditDecision?: EditDecision;
+  EqualsBound?: EqualsBound;
   FlightBookingAnswer?: FlightBookingAnswer;
   FlightBookingForm?: FlightBookingForm;
   FlightContext?: FlightContext;
   FormRequest?: FormRequest;
   InboxItem?: InboxItem;
   InboxPage?: InboxPage;
+  MaxBound?: MaxBound;
+  PolicyOverride?: PolicyOverride;
   RejectDecision?: RejectDecision;
   RespondDecision?: RespondDecision;
   ReviewConfig?: ReviewConfig;
+  RunContext?: RunContext;
   ToolApprovalRequest?: ToolApprovalRequest;
+  ToolOverride?: ToolOverride;
 }
 /**
  * Represents an action with a name and args.
@@ -71,6 +79,62 @@ export interface ActionRequest {
   description: string;
   name: string;
   tool_call_id: string;
+}
+/**
+ * Approve, and don't ask again in this thread for this tool (optionally within argument bounds).
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "AllowInThread".
+ */
+export interface AllowInThread {
+  bounds?: {
+    [k: string]: MaxBound | EqualsBound;
+  };
+  scope: "thread";
+}
+/**
+ * The argument is a number of at most `max`.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "MaxBound".
+ */
+export interface MaxBound {
+  max: number;
+}
+/**
+ * The argument equals `equals` exactly.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "EqualsBound".
+ */
+export interface EqualsBound {
+  equals: string | number | boolean;
+}
+/**
+ * A standing approval in a thread's state (`approval_allowances`, keyed by `id`).
+ *
+ * Written by the server from an approve's `allow`; the gate lets a later call of `tool` by
+ * `agent` in `thread_id` run without a pause when it is within `bounds`, is not always-review,
+ * is one the granter could decide, and was not already waiting (`tool_call_ids`) at the grant.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Allowance".
+ */
+export interface Allowance {
+  agent: string;
+  bounds: {
+    [k: string]: MaxBound | EqualsBound;
+  };
+  granted_at: string;
+  granted_by: string;
+  granted_role: "owner" | "reviewer" | "supervisor";
+  id: string;
+  interrupt_id: string;
+  revoked_at?: string;
+  revoked_by?: string;
+  thread_id: string;
+  tool: string;
+  tool_call_ids: string[];
 }
 /**
  * Body of GET /app-config (dev users only in dev mode).
@@ -140,9 +204,24 @@ export interface ApprovalReceipt {
 export interface ApprovalRequest {
   action: string;
   agent: string;
+  deadline?: string;
+  escalated_seconds?: number | null;
   message: string;
+  on_expiry?: "reject" | "escalate";
   tool_call_id: string;
   type: "approval_request";
+}
+/**
+ * An approve that may also allow later calls of the same tool in this thread.
+ *
+ * Accepted only where the request says `may_allow`; policy's always-review calls never do.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "ApproveAndAllowDecision".
+ */
+export interface ApproveAndAllowDecision {
+  allow?: AllowInThread;
+  type: "approve";
 }
 /**
  * Response when a human approves the action.
@@ -197,6 +276,9 @@ export interface AuditRecord {
 export interface BatchedApprovalRequest {
   action_requests: ActionRequest[];
   agent: string;
+  deadline?: string;
+  escalated_seconds?: number | null;
+  on_expiry?: "reject" | "escalate";
   review_configs: ReviewConfig[];
 }
 /**
@@ -208,6 +290,7 @@ export interface BatchedApprovalRequest {
 export interface ReviewConfig {
   action_name: string;
   allowed_decisions: ("approve" | "edit" | "reject" | "respond")[];
+  may_allow?: boolean;
   required_role: "owner" | "reviewer" | "supervisor";
 }
 /**
@@ -347,6 +430,58 @@ export interface InboxPage {
   next_cursor: string | null;
 }
 /**
+ * A policy override for one run, passed as `context={"policy": ...}`.
+ *
+ * Tightening (more gates, fewer decisions, a lower limit) is open to whoever may run the
+ * thread; loosening needs a supervisor. Both are audited. It holds for the run and its resumes.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "PolicyOverride".
+ */
+export interface PolicyOverride {
+  /**
+   * Pause on every call of every tool the policy gates, whatever its args.
+   */
+  gate_all?: boolean;
+  /**
+   * Refunds up to this amount run without a person (this run's REFUND_AUTO_APPROVE_LIMIT).
+   */
+  refund_auto_approve_limit?: number | null;
+  /**
+   * Per-tool overrides, by tool name.
+   */
+  tools?: {
+    [k: string]: ToolOverride;
+  };
+}
+/**
+ * How one run reviews one tool: gate it or not, and with which decisions.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "ToolOverride".
+ */
+export interface ToolOverride {
+  /**
+   * What a reviewer may answer; adding a type the policy does not allow is loosening.
+   */
+  allowed_decisions?:
+    | ["approve" | "edit" | "reject" | "respond", ...("approve" | "edit" | "reject" | "respond")[]]
+    | null;
+  /**
+   * true: pause on every call (conditions such as limits are dropped); false: never pause (loosening; always-review calls still pause); absent: as the policy says, or gated if the policy does not gate the tool.
+   */
+  gated?: boolean | null;
+}
+/**
+ * The agents' run context (`context_schema`): what a run may pass beside its input.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "RunContext".
+ */
+export interface RunContext {
+  policy?: PolicyOverride;
+}
+/**
  * Per-call mode: one gated call, answered by interrupt id with one decision.
  *
  * This interface was referenced by `HitlContracts`'s JSON-Schema
@@ -358,8 +493,12 @@ export interface ToolApprovalRequest {
   args: {
     [k: string]: unknown;
   };
+  deadline?: string;
   description: string;
+  escalated_seconds?: number | null;
+  may_allow?: boolean;
   name: string;
+  on_expiry?: "reject" | "escalate";
   required_role: "owner" | "reviewer" | "supervisor";
   tool_call_id: string;
   type: "tool_approval";

@@ -176,6 +176,10 @@ describe("refusals and resolved approvals", () => {
     const envelope = { type: "error" as const, id: 3, error: "permission_denied" as const, message: "403: supervisor required for refunds over 500" };
     const refusal = new ProtocolError(envelope);
     const respond = makeRespond(async () => {
+      // the server records the refused attempt before it answers
+      auditBody = {
+        records: [auditRecord({ interrupt_id: "batch-1", outcome: "refused", decision: "refused", refusal: envelope.message })],
+      };
       throw refusal;
     });
     const { result, rerender } = use({ interrupts: [{ id: "batch-1", value: batched }] }, respond);
@@ -187,6 +191,8 @@ describe("refusals and resolved approvals", () => {
     expect(item?.status).toEqual({ phase: "error", message: envelope.message });
     expect(item?.kind === "batched" && item.actions.every((a) => a.draft === undefined)).toBe(true);
     expect(result.current.sent).toEqual([]);
+    // the audit trail is read again, so the refused attempt is listed without a reload
+    await waitFor(() => expect(result.current.refusals.map((r) => r.refusal)).toEqual([envelope.message]));
 
     // the SDK also puts the refusal on stream.error: it is shown once, on the card
     current = { ...current, error: refusal };

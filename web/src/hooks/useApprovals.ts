@@ -155,6 +155,7 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
         if (isRecord(error)) cardErrors.current.add(error);
         if (item.kind === "batched") drafts.current.delete(item.id);
         setStatus(item.id, { phase: "error", message: describeError(error) });
+        refreshAudit(); // the server recorded the refused attempt
       } finally {
         sending.current.delete(item.id);
       }

@@ -21,7 +21,7 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
     <CardFrame
       kind={item.kind}
       interruptId={item.id}
-      title={`${item.actions.length} tool call${item.actions.length === 1 ? "" : "s"} need approval`}
+      title={item.actions.length === 1 ? "1 tool call needs approval" : `${item.actions.length} tool calls need approval`}
       agent={item.value.agent}
       status={item.status}
     >

@@ -14,7 +14,7 @@ interface CardFrameProps {
 export function CardFrame({ kind, interruptId, title, agent, status, children }: CardFrameProps) {
   return (
     <section
-      className={`card pending ${status.phase}`}
+      className={`card pending status-${status.phase}`}
       data-testid="interrupt-card"
       data-kind={kind}
       data-interrupt-id={interruptId}

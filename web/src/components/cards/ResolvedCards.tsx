@@ -4,7 +4,8 @@ import type { SentDecision } from "../../hooks/useApprovals";
 import { formatTime, Json } from "../Json";
 
 export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
-  const edited = receipt.final_args && JSON.stringify(receipt.final_args) !== JSON.stringify(receipt.requested_args);
+  // Only an edit changes a tool call's args; a form's answer differs from its context by design.
+  const edited = receipt.decision === "edit";
   return (
     <section
       className={`card resolved decision-${receipt.decision}`}
@@ -26,6 +27,12 @@ export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
       {receipt.message && <p data-testid="receipt-message">“{receipt.message}”</p>}
       {receipt.final_args ? (
         <>
+          {edited && receipt.requested_args && (
+            <>
+              <p className="muted">requested args</p>
+              <Json value={receipt.requested_args} testId="receipt-requested-args" />
+            </>
+          )}
           <p className="muted">{edited ? "final args (edited)" : "final args"}</p>
           <Json value={receipt.final_args} testId="receipt-final-args" />
         </>

@@ -1,0 +1,32 @@
+"""The inbox page in the browser: a new pending approval appears without a reload and opens its thread."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from hitl.scripted import phrases
+from tests.server.helpers import start
+
+pytestmark = pytest.mark.server
+
+
+async def test_the_inbox_lists_a_new_pending_approval_and_opens_its_thread(web, requester, server_order):
+    """inbox: a refund asked after the page opened shows up as a row for the reviewer; a click opens it."""
+    reviewer = await web.sign_in("reviewer1")
+    await expect(reviewer.page.get_by_test_id("inbox-page")).to_be_visible()
+
+    order_id = server_order(300)
+    thread_id, thread = await start(requester, phrases.refund_in_full(order_id))
+    assert thread["status"] == "interrupted"
+
+    row = reviewer.inbox_rows(thread_id)
+    await expect(row).to_have_count(1)
+    await expect(row).to_have_attribute("data-tool", "issue_refund")
+    await expect(row).to_contain_text("requester1")
+    await row.click()
+
+    await expect(reviewer.page.get_by_test_id("thread-page")).to_have_attribute("data-thread-id", thread_id)
+    card = reviewer.action("issue_refund")
+    await expect(card.get_by_test_id("action-args")).to_contain_text(order_id)
+    await expect(card.get_by_test_id("decision-approve")).to_be_enabled()
