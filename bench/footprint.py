@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from bench.sizes import BenchSizes
     from services.registry import Services
-    from tests.server.conftest import DevServer
+    from tests.devserver import DevServer
 
 FLUSH_WAIT_SECONDS = 11.0
 """The in-memory runtime writes `.langgraph_api/` every 10 s: wait one flush before reading disk."""

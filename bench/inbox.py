@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from bench.sizes import BenchSizes
     from services.registry import Services
-    from tests.server.conftest import DevServer
+    from tests.devserver import DevServer
 
 Cursor = Any
 FetchPage = Callable[[Cursor | None], Awaitable[tuple[Sequence[Any], Cursor | None]]]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
     from bench.sizes import BenchSizes
-    from tests.server.conftest import DevServer
+    from tests.devserver import DevServer
 
 
 def run_benchmarks(sizes: BenchSizes) -> Results:

@@ -2,7 +2,7 @@
 
 Other keys of `langgraph.json` (auth, http, checkpointer, ...) are kept as they are, so the
 stock agent is served behind the same auth and the same checkpointer as ours. The server is
-started by the test suite's launcher (`tests.server.conftest.start_dev_server`), never by a
+started by the test suite's launcher (`tests.devserver.start_dev_server`), never by a
 second one; this module only writes the configurations it serves and knows where it keeps data.
 """
 
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
 
-from tests.server.conftest import DEV_TOKENS, start_dev_server, stop
+from tests.devserver import DEV_TOKENS, start_dev_server, stop
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from langgraph_sdk.client import LangGraphClient
 
-    from tests.server.conftest import DevServer
+    from tests.devserver import DevServer
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = "support"

@@ -114,7 +114,7 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
         },
         notes=[
             (
-                "Each start in a new temporary folder, through `tests.server.conftest.start_dev_server` "
+                "Each start in a new temporary folder, through `tests.devserver.start_dev_server` "
                 "(the same launcher as the server tests); median of "
                 f"{sizes.startup_runs} starts and of {sizes.import_runs} imports each, alternating."
             ),

@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import operator
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Union, cast
 
+from deepagents.middleware.filesystem import FilesystemMiddleware
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
     RejectDecision,
@@ -104,6 +106,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
         self.default_deadline = default_deadline
+        self._decision_types: dict[tuple[object, ...], type] = {}
+        self._response_types: dict[tuple[type, ...], type] = {}
         self.run_policy_catalog = run_policy_catalog
         self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
 
@@ -290,19 +294,34 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         return config
 
     def _batched_response_type(self, calls: list[ToolCall], policy: Mapping[str, ToolGate]) -> type:
-        """`{"decisions": [...]}` with exactly one allowed decision per call, in order."""
+        """`{"decisions": [...]}` with exactly one allowed decision per call, in order.
+
+        Built once per shape (tools, decisions, allowances) and reused: building pydantic
+        models is the costliest part of an interrupt.
+        """
         per_call = tuple(self._decision_type(c, policy[c["name"]]) for c in calls)
-        response = create_model("BatchedResponse", decisions=(tuple[per_call], ...))  # type: ignore[valid-type]
-        return cast("type", Annotated[response, WrapValidator(_as_sent)])
+        if (cached := self._response_types.get(per_call)) is None:
+            response = create_model("BatchedResponse", decisions=(tuple[per_call], ...))  # type: ignore[valid-type]
+            cached = self._response_types[per_call] = cast(
+                "type", Annotated[response, WrapValidator(_as_sent)]
+            )
+        return cached
 
     def _decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None = None) -> type:
+        """The decision schema for this call, built once per shape and reused."""
+        tool = tool or self.tools_by_name.get(call["name"]) or builtin_tools().get(call["name"])
+        key = (call["name"], gate.allowed_decisions, gate.may_allow(call["args"]), id(tool))
+        if (cached := self._decision_types.get(key)) is None:
+            cached = self._decision_types[key] = self._build_decision_type(call, gate, tool)
+        return cached
+
+    def _build_decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None) -> type:
         """The stock decision schema for this call; its approve may carry `allow` when `may_allow`.
 
-        Edit args follow `tool`'s schema: the running tool in per-call mode (Deep Agents' own file
-        tools included), else this agent's tool of that name.
+        Edit args follow `tool`'s schema: the running tool in per-call mode, else this agent's
+        tool of that name, else Deep Agents' own file tool of that name.
         """
         allowed = list(gate.allowed_decisions)
-        tool = tool or self.tools_by_name.get(call["name"])
         if not gate.may_allow(call["args"]):
             return _decision_schema(allowed, call["name"], tool)
         by_type: dict[str, object] = {
@@ -316,6 +335,12 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if len(members) == 1:
             return cast("type", members[0])
         return cast("type", Annotated[Union[members], Discriminator("type")])  # noqa: UP007
+
+
+@cache
+def builtin_tools() -> dict[str, BaseTool]:
+    """Deep Agents' own file tools, for the schema of an edit to one of them."""
+    return {t.name: t for t in FilesystemMiddleware().tools}
 
 
 def _thread_id() -> str | None:

@@ -7,22 +7,25 @@ page stays stable while other approvals are being resolved.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from server.resume_gate import Pending
+from server.users import User
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from langgraph_sdk.client import LangGraphClient
 
-    from server.users import User
 
 SEARCH_PAGE = 1000
+SERVER_VIEW = User(identity="system", role="supervisor")
 FIELDS = ["thread_id", "updated_at", "metadata", "interrupts", "status"]
 
 
@@ -122,14 +125,91 @@ def items_of(
     return rows
 
 
+class PendingIndex:
+    """Every interrupted thread and what waits on it, kept current cheaply.
+
+    The first look reads all interrupted threads; later looks read only the threads
+    updated since (newest first, stopping at the last look), because every status change
+    moves a thread's `updated_at`. A full re-read every `FULL_EVERY_SECONDS` drops threads
+    deleted in between. Each process keeps its own; the database stays the truth.
+    """
+
+    FULL_EVERY_SECONDS = 60.0
+    PAGE = 200
+
+    def __init__(self) -> None:
+        """Start empty; the first `refresh` reads everything."""
+        self.threads: dict[str, tuple[dict[str, Any], list[Pending]]] = {}
+        self.seen_until = ""
+        self.full_at = -self.FULL_EVERY_SECONDS
+        self._lock = asyncio.Lock()
+
+    async def refresh(self, client: LangGraphClient) -> None:
+        """Bring the index up to date with the threads' current records."""
+        async with self._lock:
+            if time.monotonic() - self.full_at >= self.FULL_EVERY_SECONDS:
+                await self._read_all(client)
+            else:
+                await self._read_changes(client)
+
+    async def _read_all(self, client: LangGraphClient) -> None:
+        started = time.monotonic()
+        newest = await self._newest(client)
+        threads = {}
+        async for thread in interrupted_threads(client, SERVER_VIEW):
+            threads[str(thread["thread_id"])] = (thread, await pending_of(client, thread))
+        self.threads, self.seen_until, self.full_at = threads, newest, started
+
+    async def _read_changes(self, client: LangGraphClient) -> None:
+        offset, newest = 0, self.seen_until
+        while True:
+            page = await client.threads.search(
+                sort_by="updated_at",
+                sort_order="desc",
+                limit=self.PAGE,
+                offset=offset,
+                select=FIELDS,  # type: ignore[arg-type]
+            )
+            for thread in map(dict, page):
+                stamp = str(thread.get("updated_at") or "")
+                if stamp < self.seen_until:
+                    self.seen_until = newest
+                    return
+                newest = max(newest, stamp)
+                key = str(thread["thread_id"])
+                if thread.get("status") == "interrupted":
+                    self.threads[key] = (thread, await pending_of(client, thread))
+                else:
+                    self.threads.pop(key, None)
+            if len(page) < self.PAGE:
+                self.seen_until = newest
+                return
+            offset += self.PAGE
+
+    @staticmethod
+    async def _newest(client: LangGraphClient) -> str:
+        page = await client.threads.search(sort_by="updated_at", sort_order="desc", limit=1, select=FIELDS)  # type: ignore[arg-type]
+        return str(page[0].get("updated_at") or "") if page else ""
+
+    def visible_to(self, user: User) -> list[tuple[dict[str, Any], list[Pending]]]:
+        """The indexed threads `user` may see."""
+        if user.is_staff:
+            return list(self.threads.values())
+        return [
+            (t, p)
+            for t, p in self.threads.values()
+            if (t.get("metadata") or {}).get("owner") == user.identity
+        ]
+
+
+INDEX = PendingIndex()
+
+
 async def page_of(client: LangGraphClient, user: User, query: InboxQuery) -> dict[str, Any]:
     """One page of the inbox and the cursor of the next one (None at the end)."""
     now = datetime.now(UTC)
-    rows = [
-        row
-        async for thread in interrupted_threads(client, user)
-        for row in items_of(thread, await pending_of(client, thread), user, now)
-    ]
+    await INDEX.refresh(client)
+    rows = [row for thread, pending in INDEX.visible_to(user) for row in items_of(thread, pending, user, now)]
     rows = [r for r in rows if _matches(r, query)]
     rows.sort(key=lambda r: (r["created_at"], r["thread_id"], r["interrupt_id"]))
     if query.after is not None:

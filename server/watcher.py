@@ -72,9 +72,10 @@ class Watcher:
         now = now or datetime.now(UTC)
         client = get_client()
         with as_server():
-            async for thread in inbox.interrupted_threads(client, SYSTEM):
+            await inbox.INDEX.refresh(client)
+            for thread, waiting in inbox.INDEX.visible_to(SYSTEM):
                 metadata = thread.get("metadata") or {}
-                for pending in await inbox.pending_of(client, thread):
+                for pending in waiting:
                     current = pending.escalated(metadata)
                     if self.settings.hitl_notify_url and pending.id not in self.announced:
                         await self.announce(thread, current, now, "approval_pending")

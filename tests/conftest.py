@@ -1,13 +1,23 @@
-"""Fixtures shared by every layer: a fresh business database and unique demo orders."""
+"""Fixtures shared by every layer: a fresh business database, unique orders, the one dev server.
+
+The session's `langgraph dev` (`server`) is defined here, once, so the server and the web
+tests share it.
+"""
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import pytest
 
 from services.orders import Order
 from services.registry import Services
+from tests.devserver import DevServer, start_dev_server, stop, user_clients
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 @pytest.fixture
@@ -33,7 +43,54 @@ def add_order(services: Services, amount: float) -> str:
             item="Test item",
             amount=amount,
             status="delivered",
-            delivered_on="2026-11-25",
+            delivered_on=datetime.now(UTC).date().isoformat(),
         )
     )
     return order_id
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> Iterator[DevServer]:
+    """The session's `langgraph dev`."""
+    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev"))
+    try:
+        yield running
+    finally:
+        stop(running.process)
+
+
+@pytest.fixture(scope="session")
+def server_services(server) -> Services:
+    """The business services behind the session's server, to check its side effects."""
+    return server.services
+
+
+@pytest.fixture
+def server_order(server_services):
+    """Insert a fresh order into the server's database; returns its id."""
+    return lambda amount: add_order(server_services, amount)
+
+
+@pytest.fixture
+async def client_as(server):
+    """`client_as("reviewer1")`: a client of the session's server acting as that dev user."""
+    async with user_clients(server.url) as make:
+        yield make
+
+
+@pytest.fixture
+def requester(client_as):
+    """requester1: starts conversations and owns their threads."""
+    return client_as("requester1")
+
+
+@pytest.fixture
+def reviewer(client_as):
+    """reviewer1: may decide gated calls up to the supervisor limit."""
+    return client_as("reviewer1")
+
+
+@pytest.fixture
+def supervisor(client_as):
+    """supervisor1: may decide everything."""
+    return client_as("supervisor1")

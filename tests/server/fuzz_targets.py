@@ -27,14 +27,14 @@ from hypothesis import strategies as st
 from hitl.scripted import phrases
 from services.orders import Order
 from tests.conftest import add_order
-from tests.server.conftest import DEV_TOKENS
+from tests.devserver import DEV_TOKENS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
     from services.registry import Services
-    from tests.server.conftest import DevServer
+    from tests.devserver import DevServer
 
 REFUSALS = {413, 422}
 """What a refused resume may get: too large, or malformed / invalid / unknown interrupt id."""

@@ -21,7 +21,7 @@ from langgraph_sdk import get_client
 
 from hitl.scripted import phrases
 from tests.conftest import add_order
-from tests.server.conftest import start_dev_server, stop, user_clients
+from tests.devserver import start_dev_server, stop, user_clients
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server

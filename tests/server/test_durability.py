@@ -20,7 +20,7 @@ from langgraph_sdk import get_client
 
 from hitl.scripted import phrases
 from tests.conftest import add_order
-from tests.server.conftest import DEV_TOKENS, start_dev_server, stop
+from tests.devserver import DEV_TOKENS, start_dev_server, stop
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 
 if TYPE_CHECKING:

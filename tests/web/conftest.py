@@ -1,6 +1,6 @@
 """The reviewer web app in real headless Chromium (Debian's `/usr/bin/chromium`) against the real server.
 
-The server is the session's `langgraph dev` from `tests/server/conftest.py`, which serves the built
+The server is the session's `langgraph dev` from `tests/conftest.py`, which serves the built
 app at `/app/`. Each signed-in user gets a browser context of their own (the token lives in the
 tab's sessionStorage); when a test ends, every page it opened is saved as a screenshot under
 `test-artifacts/web/`.
@@ -15,16 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.server.conftest import (  # noqa: F401  (fixtures, shared with the server tests)
-    DEV_TOKENS,
-    client_as,
-    requester,
-    reviewer,
-    server,
-    server_order,
-    server_services,
-    supervisor,
-)
+from tests.devserver import DEV_TOKENS
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:

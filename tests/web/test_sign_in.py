@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from tests.server.conftest import DEV_TOKENS
+from tests.devserver import DEV_TOKENS
 
 pytestmark = pytest.mark.server
 

@@ -1,7 +1,8 @@
-"""One real `langgraph dev` for the server tests, on a free loopback port, outside the work tree.
+"""The real `langgraph dev` for tests and benchmarks: start on a free loopback port, stop by PID.
 
-Started once per session from a temporary directory (its `.langgraph_api/` and data land
-there), checked on its own port, and stopped by PID.
+Each server runs from a temporary directory (its `.langgraph_api/` and data land there) and
+is checked on its own port (`langgraph dev` silently moves when the asked one is taken).
+The session's shared server is the `server` fixture in `tests/conftest.py`.
 """
 
 from __future__ import annotations
@@ -22,14 +23,13 @@ import pytest
 from langgraph_sdk import get_client
 
 from services.registry import Services
-from tests.conftest import add_order
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Iterator
+    from collections.abc import AsyncIterator, Callable
 
     from langgraph_sdk.client import LangGraphClient
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 
@@ -133,28 +133,6 @@ def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
             process.wait(timeout=30)
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory) -> Iterator[DevServer]:
-    """The session's `langgraph dev`."""
-    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev"))
-    try:
-        yield running
-    finally:
-        stop(running.process)
-
-
-@pytest.fixture(scope="session")
-def server_services(server) -> Services:
-    """The business services behind the session's server, to check its side effects."""
-    return server.services
-
-
-@pytest.fixture
-def server_order(server_services):
-    """Insert a fresh order into the server's database; returns its id."""
-    return lambda amount: add_order(server_services, amount)
-
-
 DEV_TOKENS = {
     "requester1": "dev-requester1",
     "requester2": "dev-requester2",
@@ -179,28 +157,3 @@ async def user_clients(url: str) -> AsyncIterator[Callable[[str], LangGraphClien
     finally:
         for sdk in opened:
             await sdk.aclose()
-
-
-@pytest.fixture
-async def client_as(server):
-    """`client_as("reviewer1")`: a client of the session's server acting as that dev user."""
-    async with user_clients(server.url) as make:
-        yield make
-
-
-@pytest.fixture
-def requester(client_as):
-    """requester1: starts conversations and owns their threads."""
-    return client_as("requester1")
-
-
-@pytest.fixture
-def reviewer(client_as):
-    """reviewer1: may decide gated calls up to the supervisor limit."""
-    return client_as("reviewer1")
-
-
-@pytest.fixture
-def supervisor(client_as):
-    """supervisor1: may decide everything."""
-    return client_as("supervisor1")
