@@ -88,20 +88,22 @@ def inbox(
     if emit(page, as_json):
         return
     table = Table(title=f"Inbox ({page['total']} waiting)")
-    for column in ("thread", "agent", "tool", "call", "what", "decisions", "owner", "age"):
-        table.add_column(column)
+    table.add_column("thread", no_wrap=True, min_width=36)
+    for column in ("agent", "tool", "what", "decisions", "owner", "age"):
+        table.add_column(column, overflow="fold")
     for item in page["items"]:
         table.add_row(
             item["thread_id"],
             str(item["agent"]),
             str(item["tool"]),
-            str(item["tool_call_id"]),
             str(item["description"])[:60],
             ",".join(item["allowed_decisions"]) or "form",
             str(item["owner"]),
             f"{item['age_seconds'] / 60:.0f} min",
         )
     out.print(table)
+    if page.get("next_cursor"):
+        out.print(f"more: {page['total'] - len(page['items'])} not shown (--limit, --agent, --tool)")
 
 
 @app.command()

@@ -65,7 +65,7 @@ def image_env(dockerfile: str) -> dict[str, str]:
 def test_the_dockerfile_installs_the_package_with_its_config(dockerfile):
     """dockerfile: the tested langgraph-api base, this package, and every langgraph.json setting as ENV."""
     assert dockerfile.startswith(f"FROM langchain/langgraph-api:{API_VERSION}-py3.11")
-    assert "ADD . /deps/main" in dockerfile
+    assert f"ADD . /deps/{ROOT.name}" in dockerfile  # langgraph names the folder after the checkout
     env = image_env(dockerfile)
     assert json.loads(env["LANGSERVE_GRAPHS"]) == CONFIG["graphs"]
     assert json.loads(env["LANGGRAPH_HTTP"]) == CONFIG["http"]
