@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+from collections import OrderedDict
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Union, cast
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
     from langgraph.types import Command
 
+DESCRIPTIONS_KEPT = 2048
+"""Review texts remembered per gate, for the re-run of a resumed node."""
 DEFAULT_PREFIX = "Tool execution requires approval"
 RUN_POLICY_KEY = "run_policy"
 
@@ -108,6 +111,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.default_deadline = default_deadline
         self._decision_types: dict[tuple[object, ...], type] = {}
         self._response_types: dict[tuple[type, ...], type] = {}
+        self._descriptions: OrderedDict[str, str] = OrderedDict()
         self.run_policy_catalog = run_policy_catalog
         self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
 
@@ -277,10 +281,25 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         return ActionRequest(
             name=call["name"],
             args=call["args"],
-            description=gate.describe(call["name"], call["args"], self.description_prefix),
+            description=self._description(call, gate),
             tool_call_id=call["id"] or "",
             agent=self.agent,
         )
+
+    def _description(self, call: ToolCall, gate: ToolGate) -> str:
+        """What the reviewer reads, built once per tool call.
+
+        A resumed node runs again from its top and would describe the same call again (a
+        description may read the database); the first text is the one the reviewer saw.
+        """
+        key = call["id"] or ""
+        if (text := self._descriptions.get(key)) is None:
+            text = gate.describe(call["name"], call["args"], self.description_prefix)
+            if key:
+                self._descriptions[key] = text
+                while len(self._descriptions) > DESCRIPTIONS_KEPT:
+                    self._descriptions.popitem(last=False)
+        return text
 
     def _review_config(self, call: ToolCall, policy: Mapping[str, ToolGate]) -> ReviewConfig:
         gate = policy[call["name"]]
