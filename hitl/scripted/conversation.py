@@ -45,25 +45,39 @@ class Conversation:
     request: str
     results: tuple[ToolResult, ...]
     tools: frozenset[str] = field(default_factory=frozenset)
+    earlier: tuple[ToolResult, ...] = ()
 
     @classmethod
     def of(cls, messages: Sequence[BaseMessage], tools: frozenset[str]) -> Conversation:
         """Read a message list as the model receives it."""
         start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         request = _text(messages[start]) if start >= 0 else ""
-        calls: dict[str, tuple[str, dict[str, Any]]] = {}
-        results: list[ToolResult] = []
-        for message in messages[start + 1 :]:
-            if isinstance(message, AIMessage):
-                calls.update({c["id"] or "": (c["name"], c["args"]) for c in message.tool_calls})
-            elif isinstance(message, ToolMessage):
-                name, args = calls.get(message.tool_call_id, (message.name or "", {}))
-                results.append(ToolResult(name, args, _text(message), message.status != "error"))
-        return cls(request=request, results=tuple(results), tools=tools)
+        return cls(
+            request=request,
+            results=_results(messages[start + 1 :]),
+            tools=tools,
+            earlier=_results(messages[: max(start, 0)]),
+        )
 
     def last(self, tool: str) -> ToolResult | None:
         """The latest result of `tool` in this turn."""
         return next((r for r in reversed(self.results) if r.name == tool), None)
+
+    def previous(self, tool: str) -> ToolResult | None:
+        """The latest result of `tool` in an earlier turn ("book the cheapest one" of a past search)."""
+        return next((r for r in reversed(self.earlier) if r.name == tool), None)
+
+
+def _results(messages: Sequence[BaseMessage]) -> tuple[ToolResult, ...]:
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    results: list[ToolResult] = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            calls.update({c["id"] or "": (c["name"], c["args"]) for c in message.tool_calls})
+        elif isinstance(message, ToolMessage):
+            name, args = calls.get(message.tool_call_id, (message.name or "", {}))
+            results.append(ToolResult(name, args, _text(message), message.status != "error"))
+    return tuple(results)
 
 
 def _text(message: BaseMessage) -> str:

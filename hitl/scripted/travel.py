@@ -1,7 +1,7 @@
 """The scripted travel behaviour: search a route, book a flight through the booking agent, cancel.
 
-The model sees only the latest request and this turn's tool results, so booking "the
-cheapest one" needs the route in the same message.
+"Book the cheapest one" books from the route in the same message or, failing that, from
+the latest search in an earlier turn of the same thread.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hitl.scripted.script import Call, Reply
 
 if TYPE_CHECKING:
-    from hitl.scripted.conversation import Conversation
+    from hitl.scripted.conversation import Conversation, ToolResult
 
 TRAVEL_TOOLS = frozenset({"search_flights", "book_flight", "cancel_booking"})
 CITY = r"[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?"
@@ -27,8 +27,8 @@ FLIGHT_ID = re.compile(r"\b([A-Z][A-Z0-9]\d{3,4})\b")
 BOOKING_ID = re.compile(r"\b(BK-[A-Z0-9]+)\b", re.IGNORECASE)
 CANCEL = re.compile(r"\bcancel\b", re.IGNORECASE)
 ASK_FOR_ROUTE = (
-    "Which trip? Tell me the route and the day in the same message, e.g. "
-    "'Find me a flight from Berlin to Lisbon on 2026-12-18 and book the cheapest one'."
+    "Which trip? Tell me the route and the day first, e.g. "
+    "'Find me a flight from Berlin to Lisbon on 2026-12-18'."
 )
 HELP = (
     "I search and book flights. Try 'Find me a flight from Berlin to Lisbon on 2026-12-18', "
@@ -69,7 +69,7 @@ class TravelRequest:
         )
 
 
-def travel_script(chat: Conversation) -> Reply | None:
+def travel_script(chat: Conversation) -> Reply | None:  # noqa: PLR0911  (one return per kind of request)
     """Answer a travel request, one step per model call."""
     if not chat.tools & TRAVEL_TOOLS:
         return None
@@ -82,11 +82,18 @@ def travel_script(chat: Conversation) -> Reply | None:
         return _search_then_book(chat, request, request.route)
     if request.book and request.flight_id and "task" in chat.tools:
         return _delegate(chat, f"Book flight {request.flight_id}.")
+    earlier = chat.previous("search_flights")
+    if request.book and earlier is not None and earlier.ok and "search_flights" in chat.tools:
+        route = {k: str(earlier.args[k]) for k in ("origin", "destination", "date") if k in earlier.args}
+        if len(route) == 3:  # noqa: PLR2004  (origin, destination, date)
+            return _search_then_book(chat, request, route, earlier)
     return ASK_FOR_ROUTE if request.book else HELP
 
 
-def _search_then_book(chat: Conversation, request: TravelRequest, route: dict[str, str]) -> Reply:
-    found = chat.last("search_flights")
+def _search_then_book(
+    chat: Conversation, request: TravelRequest, route: dict[str, str], earlier: ToolResult | None = None
+) -> Reply:
+    found = earlier or chat.last("search_flights")
     if found is None:
         return [Call("search_flights", dict(route))]
     if not found.ok:

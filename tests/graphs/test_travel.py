@@ -114,10 +114,21 @@ def test_earliest_picks_the_first_departure(travel_agent):
 
 
 def test_book_without_a_route_asks_for_one(travel_agent, services):
-    """'Book the cheapest one' alone: the scripted model has no earlier turns, so it asks for the trip."""
+    """'Book the cheapest one' as a first message: no search to book from, so it asks for the trip."""
     chat = travel_agent()
     assert chat.say(phrases.BOOK_CHEAPEST).interrupts == ()
     assert "Which trip?" in chat.last_words()
+    assert services.bookings.count() == 0
+
+
+def test_book_the_cheapest_one_after_a_search_in_an_earlier_turn(travel_agent, services):
+    """two turns: 'Find me a flight ...' lists flights; 'Book the cheapest one' books from that search."""
+    chat = travel_agent()
+    assert chat.say(phrases.FIND_FLIGHT).interrupts == ()
+    assert "Flights from Berlin to Lisbon on 2026-12-18" in chat.last_words()
+    form = only_interrupt(chat.say(phrases.BOOK_CHEAPEST))
+    assert (form.value["type"], form.value["agent"]) == ("form", "booking_agent")
+    assert form.value["context"]["origin"] == "Berlin"
     assert services.bookings.count() == 0
 
 
