@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,8 @@ async def test_review_text_is_built_from_the_call_and_the_order(requester, serve
     order_id = server_order(640)
     _, thread = await run(requester, phrases.refund_in_full(order_id))
     assert action(thread)["description"] == (
-        f"Refund 640 to order {order_id} (paid 640, delivered 2026-11-25): Item arrived broken"
+        f"Refund 640 to order {order_id} (paid 640, delivered {datetime.now(UTC).date().isoformat()}): "
+        "Item arrived broken"
     )
 
     _, thread = await run(requester, phrases.refund_amount(300, "Z99999999"))
