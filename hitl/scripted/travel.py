@@ -84,7 +84,9 @@ def travel_script(chat: Conversation) -> Reply | None:  # noqa: PLR0911  (one re
         return _delegate(chat, f"Book flight {request.flight_id}.")
     earlier = chat.previous("search_flights")
     if request.book and earlier is not None and earlier.ok and "search_flights" in chat.tools:
-        route = {k: str(earlier.args[k]) for k in ("origin", "destination", "date") if k in earlier.args}
+        route: dict[str, str] = {
+            k: str(earlier.args[k]) for k in ("origin", "destination", "date") if k in earlier.args
+        }
         if len(route) == 3:  # noqa: PLR2004  (origin, destination, date)
             return _search_then_book(chat, request, route, earlier)
     return ASK_FOR_ROUTE if request.book else HELP
