@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hitl.deadlines import Deadline
 from hitl.deep_agent import SubagentSpec, build_deep_agent
 from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.models import make_model
 from hitl.policies.support import support_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
@@ -50,13 +48,13 @@ def make_graph(
     tools, policy, subagents = _parts(settings, (lambda: services) if services else default_services)
     return build_deep_agent(
         NAME,
-        model=model or make_model(settings),
+        settings=settings,
+        model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
         policy=policy,
         subagents=subagents,
         checkpointer=checkpointer,
-        default_deadline=Deadline(settings.approval_deadline_seconds),
         description_prefix=DESCRIPTION_PREFIX,
     )
 

@@ -14,7 +14,9 @@ from deepagents import SubAgent, create_deep_agent
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 
 from hitl.contracts import RunContext
+from hitl.deadlines import Deadline
 from hitl.gate import ApprovalGate
+from hitl.models import make_model
 from hitl.overrides import PolicyCatalog
 
 if TYPE_CHECKING:
@@ -27,8 +29,8 @@ if TYPE_CHECKING:
     from langgraph.types import Checkpointer
 
     from hitl.contracts import InterruptMode
-    from hitl.deadlines import Deadline
     from hitl.policy import Policy
+    from hitl.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ def policy_catalog(
 def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     name: str,
     *,
-    model: BaseChatModel,
+    settings: Settings,
+    model: BaseChatModel | None = None,
     system_prompt: str,
     tools: Sequence[BaseTool],
     policy: Policy,
@@ -70,17 +73,19 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     interrupt_mode: InterruptMode = "batched",
     checkpointer: Checkpointer | None = None,
     backend: BackendProtocol | None = None,
-    default_deadline: Deadline | None = None,
     description_prefix: str | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A Deep Agent named `name` whose tools and subagents all follow their policies.
 
     `backend` is where the built-in file tools of the agent and every subagent work
-    (Deep Agents' in-state files when None). `default_deadline` applies to every gated call
-    whose policy names none. `description_prefix` heads what a reviewer reads for a gated
+    (Deep Agents' in-state files when None). `settings` supply the model when none is given
+    (`MODEL`) and the deadline of every gated call whose policy names none
+    (`APPROVAL_DEADLINE_SECONDS`). `description_prefix` heads what a reviewer reads for a gated
     call without its own description (default: "<name> asks before acting"). A run may pass
     a policy override as `context={"policy": ...}` (`RunContext`).
     """
+    model = model or make_model(settings)
+    default_deadline = Deadline(settings.approval_deadline_seconds)
 
     def gate(
         agent: str,
