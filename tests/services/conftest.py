@@ -37,7 +37,7 @@ def postgres() -> Iterator[Engine]:
             conn.execute(text("SELECT 1"))
     except OperationalError as error:
         engine.dispose()
-        pytest.skip(f"PostgreSQL unreachable at {POSTGRES_URL}: {' '.join(str(error.orig).split())}")
+        pytest.skip(reason=f"PostgreSQL unreachable at {POSTGRES_URL}: {' '.join(str(error.orig).split())}")
     yield engine
     engine.dispose()
 
