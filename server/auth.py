@@ -15,6 +15,7 @@ from langgraph_sdk import Auth, get_client
 from hitl.settings import get_settings
 from server import allowances, audit, claims, overrides
 from server.access import as_server, is_server
+from server.pending_index import INDEX
 from server.resume_gate import Pending, ResumeRefused, check_resume
 from server.users import User, directory
 
@@ -81,7 +82,9 @@ async def on_thread_update(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsUpdate
 ) -> Auth.types.FilterType | None:
     """State writes, metadata patches and cancels: see `changeable_thread`."""
-    return await changeable_thread(ctx, dict(value))
+    allowed = await changeable_thread(ctx, dict(value))
+    _mark(value.get("thread_id"))
+    return allowed
 
 
 @auth.on.threads.delete
@@ -89,7 +92,9 @@ async def on_thread_delete(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsDelete
 ) -> Auth.types.FilterType | None:
     """Deleting a thread or run: see `changeable_thread`."""
-    return await changeable_thread(ctx, dict(value))
+    allowed = await changeable_thread(ctx, dict(value))
+    _mark(value.get("thread_id"))
+    return allowed
 
 
 async def changeable_thread(
@@ -126,6 +131,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
         value.setdefault("metadata", {})["owner"] = user.identity
         if command and command.get("resume") is not None:
             raise refuse(409, "This thread has no pending approval to answer.")
+        _mark(thread_id)
         return None
     owner = (thread.get("metadata") or {}).get("owner")
     if owner != user.identity and not user.is_staff:
@@ -135,6 +141,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
         if thread.get("status") == "busy":
             raise refuse(409, "This thread is running; try again when it pauses.")
         await gate_resume(user, str(thread_id), owner, pending, command)
+        _mark(thread_id)
         return None
     if pending and user.role != "supervisor":
         waiting = ", ".join(p.subject for p in pending)
@@ -145,7 +152,14 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
         )
     if owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
+    _mark(thread_id)
     return None
+
+
+def _mark(thread_id: object) -> None:
+    """A run or change on `thread_id` is let through: the inbox re-reads it until it settles."""
+    if thread_id is not None:
+        INDEX.mark(str(thread_id))
 
 
 async def gate_resume(

@@ -22,6 +22,7 @@ from hitl.settings import Settings, get_settings
 from server import audit, inbox, notify
 from server.access import as_server
 from server.auth import gate_resume
+from server.pending_index import INDEX
 from server.users import SYSTEM_ACTOR, User
 
 if TYPE_CHECKING:
@@ -72,8 +73,8 @@ class Watcher:
         now = now or datetime.now(UTC)
         client = get_client()
         with as_server():
-            await inbox.INDEX.refresh(client)
-            for thread, waiting in inbox.INDEX.visible_to(SYSTEM):
+            await INDEX.refresh(client)
+            for thread, waiting in INDEX.threads():
                 metadata = thread.get("metadata") or {}
                 for pending in waiting:
                     current = pending.escalated(metadata)
@@ -111,6 +112,7 @@ class Watcher:
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return
         await client.runs.create(thread_id, str(metadata.get("graph_id") or "support"), command=command)  # type: ignore[call-overload]
+        INDEX.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
 
     async def escalate(
         self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime
@@ -127,12 +129,15 @@ class Watcher:
         }
         escalations = {**(metadata.get("escalations") or {}), pending.id: record}
         await client.threads.update(thread_id, metadata={"escalations": escalations})
-        thread["metadata"] = {**metadata, "escalations": escalations}
+        INDEX.mark(thread_id)
+        escalated = {**thread, "metadata": {**metadata, "escalations": escalations}}
         await audit.write(
             client, [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
         )
         if self.settings.hitl_notify_url:
-            await self.announce(thread, pending.escalated(thread["metadata"]), now, "approval_escalated")
+            await self.announce(
+                escalated, pending.escalated(escalated["metadata"]), now, "approval_escalated"
+            )
 
 
 def _deadline(pending: Pending, metadata: dict[str, Any]) -> datetime | None:

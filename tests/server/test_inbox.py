@@ -85,3 +85,28 @@ async def test_a_bad_cursor_or_limit_is_a_clear_422(supervisor):
         await inbox(supervisor, cursor="not-a-cursor")
     with refused(422, "limit"):
         await inbox(supervisor, limit=0)
+
+
+async def test_pages_of_one_walk_every_action_of_a_batch(requester, supervisor, server_order):
+    """cursor: a batch of two actions (refund + e-mail) split by a page boundary loses neither."""
+    thread_id, _ = await start(requester, phrases.refund_and_email(server_order(260)))
+    tools, cursor = [], None
+    while True:
+        page = await inbox(supervisor, limit=1, cursor=cursor)
+        tools += [item["tool"] for item in page["items"] if item["thread_id"] == thread_id]
+        if (cursor := page["next_cursor"]) is None:
+            break
+    assert sorted(tools) == ["issue_refund", "send_email"]
+
+
+async def test_a_deleted_or_answered_thread_leaves_the_inbox_at_once(requester, supervisor, server_order):
+    """freshness: changes made through the server show on the next page, without waiting for a pass."""
+    answered, _ = await start(requester, phrases.refund_in_full(server_order(150)))
+    deleted, _ = await start(requester, phrases.refund_in_full(server_order(160)))
+    listed = {item["thread_id"] for item in (await inbox(supervisor, limit=500))["items"]}
+    assert {answered, deleted} <= listed
+    await supervisor.runs.wait(answered, "support", command=decisions(APPROVE))
+    await supervisor.threads.delete(deleted)
+    page = await inbox(supervisor, limit=500)
+    assert {answered, deleted}.isdisjoint(item["thread_id"] for item in page["items"])
+    assert page["total"] == len(page["items"])
