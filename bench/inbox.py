@@ -37,8 +37,9 @@ DESIGN_SCALE = 10_000
 
 LIMIT = (
     "reference: the in-memory runtime filters and sorts every thread on each search; ours: `/inbox` "
-    "serves from an in-process index refreshed with only the threads updated since the last look, "
-    "then filters every pending row by who may decide and sorts (O(n) in Python, no I/O)"
+    "serves from an in-process index of rows kept sorted (a page costs its size), re-reading only the "
+    "threads marked by runs and changes since the last look; counting the total is one O(n) pass, "
+    "kept until the index changes"
 )
 
 

@@ -1,7 +1,8 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
-`python -m bench --help` lists them. The defaults finish in about 15 minutes on 2 cores;
-the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
+`python -m bench --help` lists them. The defaults finish in about 50 minutes on 2 cores,
+most of it making 10,000 real pending approvals (`BENCH_INBOX_SIZES='[1000,3000]'` takes
+about 15); the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
@@ -34,18 +35,22 @@ class BenchSizes(BaseSettings):
         default=10, ge=1, description="Server cycles per agent at each concurrency, at least."
     )
     server_cycles_per_client: int = Field(
-        default=4,
+        default=8,
         ge=1,
-        description="Server cycles per agent and concurrent client (if more than the minimum).",
+        description=(
+            "Server cycles per agent and concurrent client (if more than the minimum); each agent runs "
+            "two rounds, so a client does half of these back to back in each (ramp-up and the last "
+            "stragglers weigh less in longer rounds)."
+        ),
     )
     footprint_pending: int = Field(
         default=500, ge=1, description="Pending approvals created per agent to measure memory and disk."
     )
     inbox_sizes: list[int] = Field(
-        default=[1000, 3000],
+        default=[1000, 10000],
         description=(
             "Pending approvals in the server when the inbox is listed. Each is a real run, ~3-8 per "
-            "second on 2 cores and slower as the server fills: [1000,10000] takes about 45 min."
+            "second on 2 cores and slower as the server fills: 10,000 take about 35 min of the run."
         ),
     )
     inbox_page: int = Field(default=50, ge=1, description="Pending approvals on the first inbox page.")
