@@ -54,10 +54,9 @@ class InboxQuery:
         """The predicate for rows `user` may decide that match this query's filters."""
 
         def keep(indexed: IndexedRow) -> bool:
-            row = indexed.row
             return (
-                (self.agent is None or self.agent in {row["agent"], row["graph_id"]})
-                and (self.tool is None or row["tool"] == self.tool)
+                (self.agent is None or self.agent in {indexed.agent, indexed.graph_id})
+                and (self.tool is None or indexed.tool == self.tool)
                 and indexed.visible_to(user)
             )
 
@@ -73,7 +72,7 @@ def items_of(
     thread: dict[str, Any], pending_list: list[Pending], user: User, now: datetime
 ) -> list[dict[str, Any]]:
     """The inbox rows of one thread that `user` may decide, with their age at `now`."""
-    return [with_age(r.row, now) for r in rows_of(thread, pending_list) if r.visible_to(user)]
+    return [with_age(row, now) for row, kept in rows_of(thread, pending_list) if kept.visible_to(user)]
 
 
 def with_age(row: dict[str, Any], now: datetime) -> dict[str, Any]:

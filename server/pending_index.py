@@ -42,11 +42,18 @@ RowKey = tuple[str, str, str, int]
 """A row's place in the inbox: (created_at, thread_id, interrupt_id, action index)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexedRow:
-    """One inbox row (without its age) and who may decide it."""
+    """What the index keeps of one inbox row: its place, its filters, and who may decide it.
 
-    row: dict[str, Any]
+    The row itself (args, description, ...) is rebuilt from its thread for the rows served,
+    so a pending approval costs the index a few hundred bytes, not a copy of itself.
+    """
+
+    key: RowKey
+    agent: str | None
+    graph_id: str | None
+    tool: str | None
     deciders: frozenset[Decider]
     owner: str | None
 
@@ -55,8 +62,8 @@ class IndexedRow:
         return all(user.may_decide(d, self.owner) for d in self.deciders)
 
 
-def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[IndexedRow]:
-    """The inbox rows of one thread, for anyone; `IndexedRow.visible_to` says for whom."""
+def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[tuple[dict[str, Any], IndexedRow]]:
+    """The inbox rows of one thread (without their age), each with what the index keeps of it."""
     metadata = thread.get("metadata") or {}
     owner = metadata.get("owner")
     since = str(thread.get("updated_at") or "")
@@ -84,7 +91,8 @@ def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[Indexed
                 "deadline": (escalations.get(pending.id) or {}).get("deadline", pending.deadline),
                 "escalated": pending.escalated_to is not None,
             }
-            rows.append(IndexedRow(row, deciders, owner))
+            kept = IndexedRow(row_key(row), row["agent"], row["graph_id"], row["tool"], deciders, owner)
+            rows.append((row, kept))
     return rows
 
 
@@ -205,14 +213,19 @@ class PendingIndex:
     def page(self, after: RowKey | None, limit: int, keep: Any) -> tuple[list[dict[str, Any]], bool]:  # noqa: ANN401  (a row predicate)
         """Up to `limit` rows after `after` that `keep` accepts, oldest first, and whether more follow."""
         start = 0 if after is None else self.order.bisect_right(after)
-        found: list[dict[str, Any]] = []
+        keys: list[RowKey] = []
+        more = False
         for key in self.order.islice(start):
-            indexed = self.rows[key]
-            if keep(indexed):
-                if len(found) == limit:
-                    return found, True
-                found.append(indexed.row)
-        return found, False
+            if keep(self.rows[key]):
+                if len(keys) == limit:
+                    more = True
+                    break
+                keys.append(key)
+        built: dict[str, dict[RowKey, dict[str, Any]]] = {}
+        for thread_id in dict.fromkeys(key[1] for key in keys):
+            entry = self.entries[thread_id]
+            built[thread_id] = {kept.key: row for row, kept in rows_of(entry.thread, entry.pending)}
+        return [built[key[1]][key] for key in keys], more
 
     def count(self, keep: Any) -> int:  # noqa: ANN401  (a row predicate)
         """How many rows `keep` accepts."""
@@ -292,12 +305,11 @@ class PendingIndex:
         if current is not None and current.thread == thread and current.pending == pending:
             return
         self._drop(thread_id)
-        rows = rows_of(thread, pending)
-        keys = tuple(row_key(r.row) for r in rows)
-        for key, indexed in zip(keys, rows, strict=True):
-            self.rows[key] = indexed
-            self.order.add(key)
-        self.entries[thread_id] = Entry(thread, pending, keys)
+        kept = [indexed for _, indexed in rows_of(thread, pending)]
+        for indexed in kept:
+            self.rows[indexed.key] = indexed
+            self.order.add(indexed.key)
+        self.entries[thread_id] = Entry(thread, pending, tuple(i.key for i in kept))
         self.version += 1
 
     def _drop(self, thread_id: str) -> None:
