@@ -47,6 +47,7 @@ from hitl.contracts import (
 from hitl.deadlines import Deadline, earliest
 from hitl.overrides import PolicyCatalog, effective_policy, parse
 from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
+from hitl.published_schema import PublishedSchema
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
@@ -315,15 +316,20 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
     def _batched_response_type(self, calls: list[ToolCall], policy: Mapping[str, ToolGate]) -> type:
         """`{"decisions": [...]}` with exactly one allowed decision per call, in order.
 
-        Built once per shape (tools, decisions, allowances) and reused: building pydantic
-        models is the costliest part of an interrupt.
+        Built once per shape (tools, decisions, allowances) and reused, its JSON Schema too
+        (`hitl.published_schema`): building either is the costliest part of an interrupt.
         """
         per_call = tuple(self._decision_type(c, policy[c["name"]]) for c in calls)
         if (cached := self._response_types.get(per_call)) is None:
-            response = create_model("BatchedResponse", decisions=(tuple[per_call], ...))  # type: ignore[valid-type]
+            response = create_model(
+                "BatchedResponse",
+                __base__=PublishedSchema,
+                decisions=(tuple[per_call], ...),  # type: ignore[valid-type]
+            )
             cached = self._response_types[per_call] = cast(
                 "type", Annotated[response, WrapValidator(_as_sent)]
             )
+            response.publish(cached)
         return cached
 
     def _decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None = None) -> type:

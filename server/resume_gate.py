@@ -169,32 +169,41 @@ def _validate(item: Accepted) -> None:
 
 @lru_cache(maxsize=256)
 def _validator(schema_json: str) -> Any:  # noqa: ANN401  (jsonschema_rs has no public validator type)
-    return jsonschema_rs.validator_for(_by_discriminator(json.loads(schema_json)))
+    schema = json.loads(schema_json)
+    return jsonschema_rs.validator_for(_by_discriminator(schema, schema.get("$defs", {})))
 
 
-def _by_discriminator(node: Any) -> Any:  # noqa: ANN401
+def _by_discriminator(node: Any, definitions: dict[str, Any]) -> Any:  # noqa: ANN401
     """Rewrite each discriminated `oneOf` as if/then branches, so errors name the real problem.
 
     A plain `oneOf` only says "not valid under any of the schemas"; checking the branch the
     answer's `type` names says which field is wrong, and an unknown `type` lists the allowed ones.
+    Each branch is known by the `const` of the discriminating field, inline or behind a `$ref`.
     """
     if isinstance(node, list):
-        return [_by_discriminator(n) for n in node]
+        return [_by_discriminator(n, definitions) for n in node]
     if not isinstance(node, dict):
         return node
-    node = {k: _by_discriminator(v) for k, v in node.items()}
-    mapping = (node.get("discriminator") or {}).get("mapping")
-    if "oneOf" not in node or not isinstance(mapping, dict):
+    node = {k: _by_discriminator(v, definitions) for k, v in node.items()}
+    field = (node.get("discriminator") or {}).get("propertyName")
+    if "oneOf" not in node or not isinstance(field, str):
         return node
-    field = node["discriminator"]["propertyName"]
+    branches = {}
+    for branch in node["oneOf"]:
+        ref = branch.get("$ref", "") if isinstance(branch, dict) else ""
+        target = definitions.get(ref.removeprefix("#/$defs/"), {}) if ref else branch
+        name = ((target.get("properties") or {}).get(field) or {}).get("const")
+        if not isinstance(name, str):
+            return node
+        branches[name] = branch
     rest = {k: v for k, v in node.items() if k not in {"oneOf", "discriminator"}}
     return {
         **rest,
         "type": "object",
         "required": [field],
-        "properties": {field: {"enum": list(mapping)}},
+        "properties": {field: {"enum": list(branches)}},
         "allOf": [
-            {"if": {"properties": {field: {"const": name}}}, "then": {"$ref": ref}}
-            for name, ref in mapping.items()
+            {"if": {"properties": {field: {"const": name}}}, "then": branch}
+            for name, branch in branches.items()
         ],
     }

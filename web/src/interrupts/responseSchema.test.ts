@@ -34,4 +34,38 @@ describe("response_schema reading", () => {
     expect(editArgsSchema(batchedSchema, batchedDecisionNode(batchedSchema, 1))?.required).toEqual(["path"]);
     expect(batchedDecisionNode(batchedSchema, 2)).toBeNull();
   });
+
+  it("reads a batched schema with every branch inline, as the server publishes it", () => {
+    const inlineSchema = {
+      properties: {
+        decisions: {
+          type: "array",
+          prefixItems: [
+            {
+              discriminator: { propertyName: "type" },
+              oneOf: [
+                { properties: { type: { const: "approve", type: "string" } }, type: "object" },
+                {
+                  properties: {
+                    type: { const: "edit", type: "string" },
+                    edited_action: {
+                      properties: {
+                        name: { const: "issue_refund", type: "string" },
+                        args: { properties: { amount: { type: "number" } }, required: ["amount"], type: "object" },
+                      },
+                      type: "object",
+                    },
+                  },
+                  type: "object",
+                },
+              ],
+            },
+          ],
+        },
+      },
+    };
+    const node = batchedDecisionNode(inlineSchema, 0);
+    expect(allowedDecisionsFromSchema(inlineSchema, node)).toEqual(["approve", "edit"]);
+    expect(editArgsSchema(inlineSchema, node)?.required).toEqual(["amount"]);
+  });
 });

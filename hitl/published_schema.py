@@ -1,0 +1,94 @@
+"""Response models whose JSON Schema is generated once per shape, then served as is.
+
+LangGraph's `interrupt(value, response_schema=Model)` validates the answer with the model
+*before* it saves it, and publishes `TypeAdapter(Model).json_schema()` with the interrupt;
+pydantic rebuilds that schema on every pause (about 1 ms on this machine, and the largest
+part of what a gated pause costs a busy server). `PublishedSchema` models answer
+pydantic's schema hook with the schema published when the model was built instead.
+
+The published schema is the generated one with its local `$ref`s inlined (a cached schema
+cannot carry refs back through pydantic's generator); a discriminated `oneOf` keeps its
+`propertyName`, and each branch names its own `const`. A recursive schema is not inlined:
+that model keeps pydantic's own generation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from pydantic import BaseModel, TypeAdapter
+
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic_core import CoreSchema
+
+LOCAL_REF = "#/$defs/"
+
+
+class RecursiveSchemaError(ValueError):
+    """A schema refers to itself, so it cannot be inlined."""
+
+
+class PublishedSchema(BaseModel):
+    """Base of a response model whose JSON Schema is published once (see the module docstring)."""
+
+    published_json: ClassVar[str | None] = None
+    """The published schema as JSON text: pydantic edits what the hook returns, so each call
+    gets a fresh copy, and parsing JSON is the cheapest deep copy."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        """The published schema once there is one; pydantic's own until then."""
+        if cls.published_json is None:
+            return super().__get_pydantic_json_schema__(core_schema, handler)
+        return cast("dict[str, Any]", json.loads(cls.published_json))
+
+    @classmethod
+    def published_schema(cls) -> dict[str, Any] | None:
+        """The schema this model publishes, None while pydantic generates it."""
+        return None if cls.published_json is None else json.loads(cls.published_json)
+
+    @classmethod
+    def publish(cls, response_type: Any) -> None:  # noqa: ANN401  (this model, maybe inside Annotated)
+        """Generate `response_type`'s schema (this model, maybe wrapped) once and keep it inlined."""
+        try:
+            cls.published_json = json.dumps(inline_refs(TypeAdapter(response_type).json_schema()))
+        except RecursiveSchemaError:
+            cls.published_json = None
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with every local `$ref` replaced by its definition and no `$defs` left.
+
+    Raises:
+        RecursiveSchemaError: when a definition refers to itself, directly or not.
+    """
+    definitions = schema.get("$defs", {})
+
+    def resolve(node: Any, seen: tuple[str, ...]) -> Any:  # noqa: ANN401  (any JSON value)
+        if isinstance(node, list):
+            return [resolve(item, seen) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(LOCAL_REF):
+            name = ref.removeprefix(LOCAL_REF)
+            if name in seen:
+                msg = f"schema definition {name!r} refers to itself"
+                raise RecursiveSchemaError(msg)
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            return {**resolve(definitions[name], (*seen, name)), **resolve(siblings, seen)}
+        resolved = {}
+        for key, value in node.items():
+            if key == "$defs":
+                continue
+            if key == "discriminator" and isinstance(value, dict):
+                resolved[key] = {k: v for k, v in value.items() if k != "mapping"}
+            else:
+                resolved[key] = resolve(value, seen)
+        return resolved
+
+    return resolve(schema, ())
