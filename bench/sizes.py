@@ -1,8 +1,7 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
-`python -m bench --help` lists them. The defaults finish in about 50 minutes on 2 cores,
-most of it making 10,000 real pending approvals (`BENCH_INBOX_SIZES='[1000,3000]'` takes
-about 15); the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
+`python -m bench --help` lists them. The defaults finish in about 15 minutes on 2 cores,
+most of it making 10,000 real pending approvals; the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
@@ -49,8 +48,8 @@ class BenchSizes(BaseSettings):
     inbox_sizes: list[int] = Field(
         default=[1000, 10000],
         description=(
-            "Pending approvals in the server when the inbox is listed. Each is a real run, ~3-8 per "
-            "second on 2 cores and slower as the server fills: 10,000 take about 35 min of the run."
+            "Pending approvals in the server when the inbox is listed. Each is a real run (about 15 "
+            "per second on 2 cores): 10,000 take about 10 min of the run."
         ),
     )
     inbox_page: int = Field(default=50, ge=1, description="Pending approvals on the first inbox page.")
