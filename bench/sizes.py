@@ -1,7 +1,8 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
 `python -m bench --help` lists them. The defaults finish in about 15 minutes on 2 cores,
-most of it making 10,000 real pending approvals; the smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
+most of it making 10,000 real pending approvals; the smoke test passes tiny ones. Sizes
+only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
