@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from services.orders import Order
 from services.registry import Services
@@ -33,20 +34,28 @@ def new_order(services):
 
 
 def add_order(services: Services, amount: float) -> str:
-    """Insert a fresh delivered order of `amount` and return its id (e.g. B12345678)."""
-    order_id = f"B{uuid.uuid4().int % 10**8:08d}"
-    services.orders.add(
-        Order(
-            order_id=order_id,
-            customer_name="Test Customer",
-            customer_email=f"{order_id.lower()}@example.com",
-            item="Test item",
-            amount=amount,
-            status="delivered",
-            delivered_on=datetime.now(UTC).date().isoformat(),
-        )
-    )
-    return order_id
+    """Insert a fresh delivered order of `amount` and return its id (e.g. B123456789).
+
+    Ids are random (9 digits, the most the scripted model reads); one already taken is drawn
+    again, since the benchmarks add over 10,000 orders to one database.
+    """
+    while True:
+        order_id = f"B{uuid.uuid4().int % 10**9:09d}"
+        try:
+            services.orders.add(
+                Order(
+                    order_id=order_id,
+                    customer_name="Test Customer",
+                    customer_email=f"{order_id.lower()}@example.com",
+                    item="Test item",
+                    amount=amount,
+                    status="delivered",
+                    delivered_on=datetime.now(UTC).date().isoformat(),
+                )
+            )
+        except IntegrityError:
+            continue
+        return order_id
 
 
 @pytest.fixture(scope="session")
