@@ -33,8 +33,8 @@ def new_order(services):
     return lambda amount: add_order(services, amount)
 
 
-def add_order(services: Services, amount: float) -> str:
-    """Insert a fresh delivered order of `amount` and return its id (e.g. B123456789).
+def add_order(services: Services, amount: float, *, delivered_on: str | None = None) -> str:
+    """Insert a fresh order of `amount`, delivered today unless `delivered_on`; return its id (B123456789).
 
     Ids are random (9 digits, the most the scripted model reads); one already taken is drawn
     again, since the benchmarks add over 10,000 orders to one database.
@@ -50,7 +50,7 @@ def add_order(services: Services, amount: float) -> str:
                     item="Test item",
                     amount=amount,
                     status="delivered",
-                    delivered_on=datetime.now(UTC).date().isoformat(),
+                    delivered_on=delivered_on or datetime.now(UTC).date().isoformat(),
                 )
             )
         except IntegrityError:

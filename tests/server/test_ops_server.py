@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from hitl.scripted import phrases
-from services.orders import Order
+from tests.conftest import add_order
 from tests.server.helpers import only_pending, pending_list, refused, start
 
 pytestmark = pytest.mark.server
@@ -32,19 +32,7 @@ def server_workspace(server):
 @pytest.fixture
 def old_order(server_services):
     """A fresh order delivered in 2019, so 'older than 2025' archives it."""
-    order_id = f"O{uuid.uuid4().int % 10**8:08d}"
-    server_services.orders.add(
-        Order(
-            order_id=order_id,
-            customer_name="Old Customer",
-            customer_email=f"{order_id.lower()}@example.com",
-            item="Old item",
-            amount=10.0,
-            status="delivered",
-            delivered_on="2019-05-01",
-        )
-    )
-    return order_id
+    return add_order(server_services, 10.0, delivered_on="2019-05-01")
 
 
 async def still_waiting(client, thread_id: str) -> set[str]:
