@@ -11,29 +11,27 @@ change which calls pause; both are read from state, so a resume decides the same
 from __future__ import annotations
 
 import asyncio
-import operator
 from collections import OrderedDict
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, Union, cast
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
-    RejectDecision,
-    RespondDecision,
     _answer_message,  # the stock tool message for a reject or respond
     _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
-    _decision_schema,  # the stock per-decision schema (edit args follow the tool's schema)
-    _edit_decision,  # the stock edit schema for one tool (name pinned, args from its schema)
     _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
 )
+from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
-from pydantic import Discriminator, WrapValidator, create_model
+from pydantic import WrapValidator, create_model
 
-from hitl.allowances import STATE_KEY, covering, merge_allowances
+from hitl.agent_access import may_run, who_may_run
+from hitl.allowances import STATE_KEY, covering
+from hitl.caller import current_caller
 from hitl.contracts import (
     ActionRequest,
     Allowance,
@@ -45,14 +43,28 @@ from hitl.contracts import (
     ToolApprovalRequest,
 )
 from hitl.deadlines import Deadline, earliest
+from hitl.edits import decision_schema
 from hitl.overrides import PolicyCatalog, effective_policy, parse
 from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
 from hitl.published_schema import PublishedSchema
+from hitl.tool_outcome import arun_checked, run_checked
+from hitl.trusted_state import (
+    CLEARANCES_KEY,
+    clearance,
+    is_cleared,
+    keep_clearances,
+    seal_run_policy,
+    sealed_allowances,
+    sealed_receipts,
+    sealed_run_policy,
+    trusted_allowances,
+    trusted_run_policy,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
-    from langchain.agents.middleware.human_in_the_loop import Action
+    from langchain.agents.middleware.human_in_the_loop import Action, Decision
     from langchain.agents.middleware.types import AgentState, ToolCallRequest
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
@@ -68,12 +80,15 @@ class ApprovalState(_HumanInTheLoopState[Any]):
     """The stock HITL state plus what the server and the run start record for the gate.
 
     `approval_receipts` and `approval_allowances` are written by the server; `run_policy` is
-    the run's checked policy override, recorded by the agent's gate when the run starts.
+    the run's checked policy override, recorded by the agent's gate when the run starts;
+    `hitl_cleared_calls` holds the gate's clearance of each call of the last model turn.
+    Every one is sealed (`hitl.trusted_state`): an unsealed write is dropped by its reducer.
     """
 
-    approval_receipts: NotRequired[Annotated[list[ApprovalReceipt], operator.add]]
-    approval_allowances: NotRequired[Annotated[dict[str, Allowance], merge_allowances]]
-    run_policy: NotRequired[dict[str, Any] | None]
+    approval_receipts: NotRequired[Annotated[list[ApprovalReceipt], sealed_receipts]]
+    approval_allowances: NotRequired[Annotated[dict[str, Allowance], sealed_allowances]]
+    run_policy: NotRequired[Annotated[dict[str, Any], sealed_run_policy]]
+    hitl_cleared_calls: NotRequired[Annotated[dict[str, str], keep_clearances, PrivateStateAttr]]
 
 
 class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
@@ -129,30 +144,44 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
 
     def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
         """This agent's policy as the run's recorded override changes it."""
-        return effective_policy(self.policy, self.gateable, state.get(RUN_POLICY_KEY))
+        override = trusted_run_policy(state.get(RUN_POLICY_KEY), _thread_id())
+        return effective_policy(self.policy, self.gateable, override)
 
     def _pauses(self, call: ToolCall, policy: Mapping[str, ToolGate], state: Mapping[str, Any]) -> bool:
         """Whether `call` waits for a person: gated, and not covered by a thread allowance."""
         gate = policy.get(call["name"])
         if gate is None or not gate.pauses(call["args"]):
             return False
-        allowances = state.get(STATE_KEY)
+        allowances = trusted_allowances(state.get(STATE_KEY))
         return not allowances or (
             covering(allowances, thread_id=_thread_id(), agent=self.agent, gate=gate, call=call) is None
         )
 
     def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """The top agent records the run's checked `context["policy"]`, or clears the last run's.
+        """The top agent checks who runs it, and records the run's checked `context["policy"]`.
 
         Raises:
+            PermissionError: the caller's role may not run this agent (the server refuses it earlier).
             OverrideError: the override does not fit this agent (the server refuses it earlier).
         """
         if self.run_policy_catalog is None:
             return None
+        caller = current_caller()
+        if caller is not None and not may_run(self.agent, caller.roles):
+            msg = (
+                f"{caller.identity} ({caller.role}) may not run {self.agent}: "
+                f"it is for {who_may_run(self.agent)}."
+            )
+            raise PermissionError(msg)
         context = runtime.context if isinstance(runtime.context, Mapping) else {}
         raw = context.get("policy")
-        recorded = None if raw is None else parse(raw, self.run_policy_catalog)
-        return None if state.get(RUN_POLICY_KEY) == recorded else {RUN_POLICY_KEY: recorded}
+        override = None if raw is None else parse(raw, self.run_policy_catalog)
+        recorded = state.get(RUN_POLICY_KEY)
+        if (override is None and not recorded) or (
+            override is not None and trusted_run_policy(recorded, _thread_id()) == override
+        ):
+            return None
+        return {RUN_POLICY_KEY: seal_run_policy(override, _thread_id())}
 
     def after_model(
         self,
@@ -166,11 +195,19 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if last is None or not last.tool_calls:
             return None
         policy = self.policy_for(state)
+        thread_id = _thread_id()
         gated = [
             (index, call) for index, call in enumerate(last.tool_calls) if self._pauses(call, policy, state)
         ]
         if not gated:
-            return {"hitl_edited_tool_calls": {}} if state.get("hitl_edited_tool_calls") else None
+            return {
+                "hitl_edited_tool_calls": {},
+                CLEARANCES_KEY: {
+                    c["id"]: clearance(thread_id, self.agent, c["id"], c["name"], c["args"])
+                    for c in last.tool_calls
+                    if c["id"]
+                },
+            }
 
         request = BatchedApprovalRequest(
             action_requests=[self._action_request(call, policy) for _, call in gated],
@@ -182,28 +219,74 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             request, response_schema=self._batched_response_type([c for _, c in gated], policy)
         )
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
+        return self._apply_decisions(last, decisions, policy, thread_id)
 
+    def _apply_decisions(
+        self,
+        last: AIMessage,
+        decisions: dict[int, dict[str, Any]],
+        policy: Mapping[str, ToolGate],
+        thread_id: str | None,
+    ) -> dict[str, Any]:
+        """The model turn as the answers leave it: kept calls, answers for the model, clearances."""
         kept: list[ToolCall] = []
         answered: list[ToolMessage] = []
         edited: dict[str, Any] = {}
+        cleared: dict[str, str] = {}
         for index, call in enumerate(last.tool_calls):
+            call_id = call["id"] or ""
             if index not in decisions:
                 kept.append(call)
+                cleared[call_id] = clearance(thread_id, self.agent, call_id, call["name"], call["args"])
                 continue
             decision = decisions[index]
+            if (refusal := self._unauthorised(call, decision, policy[call["name"]])) is not None:
+                kept.append(call)
+                answered.append(refusal)
+                continue
             revised, message = self._process_decision(
-                decision,
+                cast("Decision", decision),
                 call,
                 InterruptOnConfig(allowed_decisions=list(policy[call["name"]].allowed_decisions)),
             )
             if revised is not None:
                 kept.append(revised)
+                final = decision["edited_action"] if decision["type"] == "edit" else call
                 if decision["type"] == "edit":
-                    edited[call["id"] or ""] = decision["edited_action"]
+                    edited[call_id] = decision["edited_action"]
+                if decision["type"] in {"approve", "edit"}:
+                    cleared[call_id] = clearance(thread_id, self.agent, call_id, final["name"], final["args"])
             if message is not None:
                 answered.append(message)
         last.tool_calls = kept
-        return {"messages": [last, *answered], "hitl_edited_tool_calls": edited}
+        return {
+            "messages": [last, *answered],
+            "hitl_edited_tool_calls": edited,
+            CLEARANCES_KEY: cleared,
+        }
+
+    def _unauthorised(self, call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMessage | None:
+        """The refusal of a decision its sender may not make on the call it would run, if so.
+
+        The server refuses such answers first; this is the graph's own wall. An edit is judged
+        on its edited arguments. Owners' own questions and rejections need no role here.
+        """
+        caller = current_caller()
+        if caller is None or decision.get("type") == "reject":
+            return None
+        args = decision["edited_action"]["args"] if decision.get("type") == "edit" else call["args"]
+        needed = gate.required_role(args)
+        if needed == "owner" or needed in caller.roles:
+            return None
+        return ToolMessage(
+            content=(
+                f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; "
+                f"it needs a {needed}."
+            ),
+            tool_call_id=call["id"] or "",
+            name=call["name"],
+            status="error",
+        )
 
     async def aafter_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """`after_model`; off the event loop when it asks, as a description may look something up."""
@@ -215,21 +298,84 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return self.after_model(state, runtime)
         return await asyncio.to_thread(self.after_model, state, runtime)
 
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """The stock hook, behind the clearance check (batched); a failing tool is recorded."""
+        if (blocked := self._uncleared(request)) is not None:
+            return blocked
+        decided = self._decided(request)
+
+        def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
+            return cast(
+                "ToolMessage | Command[Any]",
+                run_checked(
+                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=_thread_id(), decided=decided
+                ),
+            )
+
+        return super().wrap_tool_call(request, checked)
+
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        """The stock async hook; a gated per-call review is built off the event loop (see `aafter_model`)."""
+        """The stock async hook, checked as `wrap_tool_call`; a per-call review is built off the loop."""
+        if (blocked := self._uncleared(request)) is not None:
+            return blocked
+        decided = self._decided(request)
+
+        async def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
+            return cast(
+                "ToolMessage | Command[Any]",
+                await arun_checked(
+                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=_thread_id(), decided=decided
+                ),
+            )
+
         if self.interrupt_mode != "per_call" or not self._pauses(
             request.tool_call, self.policy_for(request.state), request.state
         ):
-            return await super().awrap_tool_call(request, handler)
+            return await super().awrap_tool_call(request, checked)
         resolved = await asyncio.to_thread(self._resolve_per_call, request)
         if isinstance(resolved, ToolMessage):
             return resolved
         to_run, executed = resolved
-        return self._annotate_edited_result(await handler(to_run), to_run, executed)
+        return self._annotate_edited_result(await checked(to_run), to_run, executed)
+
+    def _uncleared(self, request: ToolCallRequest) -> ToolMessage | None:
+        """Batched mode: the refusal of a call this gate did not clear (planted by a state write)."""
+        if self.interrupt_mode == "per_call":
+            return None
+        call = request.tool_call
+        final = self._reviewer_edit(request) or call
+        if is_cleared(
+            request.state.get(CLEARANCES_KEY),
+            _thread_id(),
+            self.agent,
+            call["id"] or "",
+            final["name"],
+            final["args"],
+        ):
+            return None
+        return ToolMessage(
+            content=(
+                f"Not run: this {call['name']} call did not pass {self.agent}'s approval gate "
+                "(it was not proposed by the model and reviewed as policy requires)."
+            ),
+            tool_call_id=call["id"] or "",
+            name=call["name"],
+            status="error",
+        )
+
+    def _decided(self, request: ToolCallRequest) -> bool:
+        """Whether a person (or the policy's pause) stood before this call: its failure is recorded."""
+        return self._pauses(request.tool_call, self.policy_for(request.state), request.state) or bool(
+            self._reviewer_edit(request)
+        )
 
     def _resolve_per_call(
         self, request: ToolCallRequest
@@ -242,6 +388,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         gate = policy[call["name"]]
         value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
         decision = interrupt(value, response_schema=self._decision_type(call, gate, request.tool))
+        if (refusal := self._unauthorised(call, decision, gate)) is not None:
+            return refusal
         if decision["type"] == "approve":
             return request, None
         if decision["type"] == "edit":
@@ -348,18 +496,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         """
         allowed = list(gate.allowed_decisions)
         if not gate.may_allow(call["args"]):
-            return _decision_schema(allowed, call["name"], tool)
-        by_type: dict[str, object] = {
-            "approve": ApproveAndAllowDecision,
-            "reject": RejectDecision,
-            "respond": RespondDecision,
-        }
-        if "edit" in allowed:
-            by_type["edit"] = _edit_decision(call["name"], tool)
-        members = tuple(by_type[d] for d in dict.fromkeys(allowed))
-        if len(members) == 1:
-            return cast("type", members[0])
-        return cast("type", Annotated[Union[members], Discriminator("type")])  # noqa: UP007
+            return decision_schema(allowed, call["name"], tool)
+        return decision_schema(allowed, call["name"], tool, approve=ApproveAndAllowDecision)
 
 
 @cache

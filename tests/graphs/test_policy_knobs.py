@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from hitl.overrides import OverrideError
 from hitl.scripted import phrases
+from hitl.trusted_state import seal_allowance
 
 
 def say(chat, text: str, policy=None):
@@ -19,21 +20,23 @@ def say(chat, text: str, policy=None):
 
 
 def allowance_for(chat, pending, tool: str, **bounds):
-    """What the server writes for an approve with `allow` on `pending` (a batched interrupt)."""
+    """What the server writes for an approve with `allow` on `pending` (a batched interrupt): sealed."""
     waiting = [a["tool_call_id"] for a in pending.value["action_requests"]]
     return {
-        f"{pending.id}-0": {
-            "id": f"{pending.id}-0",
-            "thread_id": chat.thread_id,
-            "agent": "support",
-            "tool": tool,
-            "bounds": bounds,
-            "granted_by": "reviewer1",
-            "granted_role": "reviewer",
-            "granted_at": "2026-11-30T00:00:00+00:00",
-            "interrupt_id": pending.id,
-            "tool_call_ids": waiting,
-        }
+        f"{pending.id}-0": seal_allowance(
+            {
+                "id": f"{pending.id}-0",
+                "thread_id": chat.thread_id,
+                "agent": "support",
+                "tool": tool,
+                "bounds": bounds,
+                "granted_by": "reviewer1",
+                "granted_role": "reviewer",
+                "granted_at": "2026-11-30T00:00:00+00:00",
+                "interrupt_id": pending.id,
+                "tool_call_ids": waiting,
+            }
+        )
     }
 
 

@@ -1,0 +1,106 @@
+"""What a reviewer's answer may say, strictly: decision schemas whose edits follow the tool exactly.
+
+LangChain's stock edit schema lets arguments the tool does not declare pass through, and
+takes any string. Ours refuses extra arguments and NUL bytes anywhere, so an edit is either
+exactly a call the tool can take or refused before anything is saved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
+
+from langchain.agents.middleware.human_in_the_loop import (
+    ApproveDecision,
+    RejectDecision,
+    RespondDecision,
+    _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
+)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, WrapValidator, create_model
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from langchain_core.tools import BaseTool
+
+    from hitl.contracts import DecisionType
+
+NUL = "\x00"
+
+
+def nul_free(value: Any, path: str = "args") -> Any:  # noqa: ANN401  (any JSON value)
+    """`value` unchanged, or a ValueError naming where a NUL byte hides in it.
+
+    Raises:
+        ValueError: a string (or key) somewhere in `value` holds a NUL byte.
+    """
+    if isinstance(value, str) and NUL in value:
+        msg = f"{path} must not contain a NUL byte"
+        raise ValueError(msg)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            nul_free(key, f"{path} key")
+            nul_free(item, f"{path}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            nul_free(item, f"{path}[{index}]")
+    return value
+
+
+def strict_args(tool: BaseTool | None) -> object:
+    """What an edit's `args` must be: the tool's own schema, no other arguments, no NUL bytes."""
+    schema = tool.tool_call_schema if tool else None
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        strict = cast(
+            "type[BaseModel]",
+            type(
+                schema.__name__,
+                (schema,),
+                {
+                    "model_config": ConfigDict(**{**schema.model_config, "extra": "forbid"}),
+                    "__module__": __name__,
+                },
+            ),
+        )
+        return Annotated[strict, WrapValidator(_nul_free_first)]
+    shown = schema if isinstance(schema, dict) else {"type": "object"}
+    return Annotated[dict[str, Any], AfterValidator(nul_free), _with_schema(shown)]
+
+
+def _nul_free_first(value: object, check: Any) -> Any:  # noqa: ANN401
+    return check(nul_free(value))
+
+
+def _with_schema(shown: dict[str, Any]) -> object:
+    from pydantic import WithJsonSchema  # noqa: PLC0415  (only for tools without a pydantic schema)
+
+    return WithJsonSchema(shown)
+
+
+def edit_decision(name: str, tool: BaseTool | None) -> object:
+    """An edit of `name`: the same tool only, its args exactly as the tool takes them."""
+    edited_action = create_model(
+        "EditedAction",
+        __config__=ConfigDict(extra="forbid"),
+        name=(cast("Any", Literal[name]), ...),
+        args=(cast("Any", strict_args(tool)), ...),
+    )
+    decision = create_model(
+        "EditDecision",
+        __config__=ConfigDict(extra="forbid"),
+        type=(cast("Any", Literal["edit"]), ...),
+        edited_action=(edited_action, ...),
+    )
+    return Annotated[decision, WrapValidator(_as_sent)]
+
+
+def decision_schema(
+    allowed: Sequence[DecisionType], name: str, tool: BaseTool | None, approve: object = ApproveDecision
+) -> type:
+    """One call's decision schema: the `allowed` types, edits strict, checked by the `type` named."""
+    by_type: dict[str, object] = {"approve": approve, "reject": RejectDecision, "respond": RespondDecision}
+    if "edit" in allowed:
+        by_type["edit"] = edit_decision(name, tool)
+    members = tuple(by_type[d] for d in dict.fromkeys(allowed))
+    if len(members) == 1:
+        return cast("type", members[0])
+    return cast("type", Annotated[Union[members], Discriminator("type")])  # noqa: UP007

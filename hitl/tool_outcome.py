@@ -1,0 +1,113 @@
+"""A tool that fails after a person decided: the outcome is recorded and the thread goes on.
+
+Without this, an exception from a tool (a bad path, a database error) fails the whole run:
+the thread ends in `error` and the decision's outcome is nowhere. Here the failure becomes
+the tool's error result for the model, a sealed `failed` receipt in the thread's state, and
+an audit record in the Store. Interrupts raised inside tools (forms), and the refusal of a bad
+answer to one (a pydantic `ValidationError`, which keeps it answerable), pass through untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.errors import GraphBubbleUp
+from langgraph.types import Command
+from pydantic import ValidationError
+
+from hitl.caller import current_caller
+from hitl.trusted_state import seal_receipt
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from langchain.agents.middleware.types import ToolCallRequest
+
+    from hitl.contracts import ApprovalReceipt
+
+logger = logging.getLogger(__name__)
+AUDIT_NAMESPACE = "audit"
+
+
+def _failure(
+    request: ToolCallRequest, error: Exception, agent: str, thread_id: str | None, *, decided: bool
+) -> tuple[Command[Any], dict[str, Any] | None]:
+    call = request.tool_call
+    text = f"{call['name']} failed: {type(error).__name__}: {error}"
+    message = ToolMessage(
+        content=f"{text}. The thread goes on; nothing else was run for this call.",
+        tool_call_id=call["id"] or "",
+        name=call["name"],
+        status="error",
+    )
+    if not decided:
+        return Command(update={"messages": [message]}), None
+    caller = current_caller()
+    receipt: ApprovalReceipt = {
+        "interrupt_id": "",
+        "tool_call_id": call["id"] or "",
+        "agent": agent,
+        "tool": call["name"],
+        "requested_args": dict(call["args"]),
+        "decision": "failed",
+        "final_args": dict(call["args"]),
+        "message": text,
+        "reviewer": caller.identity if caller else "system",
+        "roles": sorted(caller.roles) if caller else [],
+        "decided_at": datetime.now(UTC).isoformat(),
+    }
+    record = {**receipt, "thread_id": thread_id or "", "outcome": "failed"}
+    update = {"messages": [message], "approval_receipts": [seal_receipt(receipt, thread_id or "")]}
+    return Command(update=update), record
+
+
+def run_checked(
+    request: ToolCallRequest,
+    handler: Callable[[], Any],
+    *,
+    agent: str,
+    thread_id: str | None,
+    decided: bool,
+) -> Any:  # noqa: ANN401  (a ToolMessage or Command, as the tool node takes it)
+    """Run `handler()`; a failure becomes an error result (and, when `decided`, a record)."""
+    try:
+        return handler()
+    except (GraphBubbleUp, ValidationError):  # interrupts, and bad answers to a tool's own form
+        raise
+    except Exception as error:
+        logger.exception("tool %s failed", request.tool_call["name"])
+        result, record = _failure(request, error, agent, thread_id, decided=decided)
+        store = getattr(request.runtime, "store", None)
+        if record is not None and store is not None:
+            store.put((AUDIT_NAMESPACE, record["thread_id"]), _key(), record, index=False)
+        return result
+
+
+async def arun_checked(
+    request: ToolCallRequest,
+    handler: Callable[[], Awaitable[Any]],
+    *,
+    agent: str,
+    thread_id: str | None,
+    decided: bool,
+) -> Any:  # noqa: ANN401  (a ToolMessage or Command, as the tool node takes it)
+    """`run_checked` for async tool nodes."""
+    try:
+        return await handler()
+    except (GraphBubbleUp, ValidationError):  # interrupts, and bad answers to a tool's own form
+        raise
+    except Exception as error:
+        logger.exception("tool %s failed", request.tool_call["name"])
+        result, record = _failure(request, error, agent, thread_id, decided=decided)
+        store = getattr(request.runtime, "store", None)
+        if record is not None and store is not None:
+            await store.aput((AUDIT_NAMESPACE, record["thread_id"]), _key(), record, index=False)
+        return result
+
+
+def _key() -> str:
+    return f"{time.time_ns():020d}-900"
