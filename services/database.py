@@ -1,7 +1,8 @@
 """The business database: engine, tables and the demo data seeded on first use.
 
 One SQLAlchemy Core schema for SQLite and PostgreSQL. Not an ORM layer: each service
-module writes its own small queries against these tables.
+module writes its own small queries against these tables. A database made by an older
+version is brought up to date on opening (nullable columns it lacks are added).
 """
 
 from __future__ import annotations
@@ -23,12 +24,16 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    update,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 if TYPE_CHECKING:
     from sqlite3 import Connection as SQLiteConnection
+
+    from sqlalchemy import Connection
 
 metadata = MetaData()
 
@@ -42,6 +47,7 @@ orders = Table(
     Column("amount", Float, nullable=False),
     Column("status", String(32), nullable=False),
     Column("delivered_on", String(10), nullable=True),
+    Column("owner", String(200), nullable=True, index=True),  # the customer's user identity
 )
 
 refunds = Table(
@@ -90,6 +96,7 @@ bookings = Table(
     Column("status", String(16), nullable=False),
     Column("cancelled_by", String(200), nullable=True, unique=True),
     Column("created_at", String(32), nullable=False),
+    Column("owner", String(200), nullable=True, index=True),  # the traveller's user identity
 )
 
 sql_runs = Table(
@@ -109,7 +116,7 @@ file_deletions = Table(
     Column("created_at", String(32), nullable=False),
 )
 
-DEMO_ORDERS: tuple[dict[str, object], ...] = (
+DEMO_ORDERS: tuple[dict[str, object], ...] = (  # owners: the dev requesters of `.env.example`
     {
         "order_id": "A1024",
         "customer_name": "Mara Lind",
@@ -118,6 +125,7 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "amount": 899.0,
         "status": "delivered",
         "delivered_on": "2026-11-02",
+        "owner": "requester1",
     },
     {
         "order_id": "A2048",
@@ -127,6 +135,7 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "amount": 59.0,
         "status": "delivered",
         "delivered_on": "2026-11-12",
+        "owner": "requester1",
     },
     {
         "order_id": "A3072",
@@ -136,6 +145,7 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "amount": 300.0,
         "status": "delivered",
         "delivered_on": "2026-11-20",
+        "owner": "requester2",
     },
     {
         "order_id": "A0412",
@@ -145,6 +155,7 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "amount": 45.0,
         "status": "delivered",
         "delivered_on": "2024-03-14",
+        "owner": "requester1",
     },
     {
         "order_id": "A0733",
@@ -154,6 +165,7 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (
         "amount": 32.0,
         "status": "delivered",
         "delivered_on": "2024-09-02",
+        "owner": "requester2",
     },
 )
 
@@ -191,13 +203,34 @@ def connect(url: str) -> Engine:
             # CREATE TABLE, which PostgreSQL does not serialise: the first creates, the rest wait.
             conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
         metadata.create_all(conn)
+        add_missing_columns(conn)
     seed_demo_orders(engine)
     seed_demo_flights(engine)
     return engine
 
 
+def add_missing_columns(conn: Connection) -> None:
+    """Add each nullable column a table made by an older version lacks (e.g. `owner`).
+
+    On PostgreSQL the caller holds the schema lock; two SQLite processes that both add a
+    column at once see "duplicate column", which means the other one did it.
+    """
+    inspector = inspect(conn)
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present or not column.nullable:
+                continue
+            kind = column.type.compile(dialect=conn.dialect)
+            try:  # a failed statement leaves a SQLite transaction usable
+                conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}")
+            except OperationalError as error:
+                if "duplicate column" not in str(error.orig).lower():
+                    raise
+
+
 def seed_demo_orders(engine: Engine) -> None:
-    """Insert the demo orders that are not there yet."""
+    """Insert the demo orders that are not there yet; give an owner to those from before owners."""
     with engine.begin() as conn:
         present = set(conn.scalars(select(orders.c.order_id)))
         missing = [row for row in DEMO_ORDERS if row["order_id"] not in present]
@@ -206,6 +239,14 @@ def seed_demo_orders(engine: Engine) -> None:
                 conn.execute(insert(orders), missing)
             except IntegrityError:  # another process seeded them a moment ago
                 conn.rollback()
+    with engine.begin() as conn:
+        for row in DEMO_ORDERS:
+            conn.execute(
+                update(orders)
+                .where(orders.c.order_id == row["order_id"])
+                .where(orders.c.owner.is_(None))
+                .values(owner=row["owner"])
+            )
 
 
 def seed_demo_flights(engine: Engine) -> None:

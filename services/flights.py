@@ -1,4 +1,7 @@
-"""Flights: search a route on a day, or look one flight up. Read-only; bookings live apart."""
+"""Flights: search a route on a day, look one flight up, and price a seat. Bookings live apart.
+
+A flight's `price` is its economy fare; `fare` prices the seat a traveller chooses from it.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,26 @@ from services.errors import BusinessRuleError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+
+SEAT_CLASS_FACTORS: dict[str, float] = {"economy": 1.0, "premium": 1.6, "business": 2.5}
+"""What each seat class costs, as a multiple of the economy fare."""
+INSURANCE_PRICE = 12.0
+"""Travel insurance: a flat surcharge per booking."""
+
+
+def fare(economy: float, seat_class: str, *, insurance: bool) -> float:
+    """The price of a seat of `seat_class` on a flight whose economy fare is `economy`.
+
+    E.g. 89 economy: business with insurance is 89 x 2.5 + 12 = 234.5.
+
+    Raises:
+        BusinessRuleError: an unknown seat class, named with the ones there are.
+    """
+    factor = SEAT_CLASS_FACTORS.get(seat_class)
+    if factor is None:
+        msg = f"There is no seat class {seat_class!r}; choose one of {', '.join(SEAT_CLASS_FACTORS)}."
+        raise BusinessRuleError(msg)
+    return round(economy * factor + (INSURANCE_PRICE if insurance else 0.0), 2)
 
 
 class Flight(TypedDict):

@@ -1,8 +1,12 @@
-"""Orders: look one up, or add one (tests and demos add their own)."""
+"""Orders: look one up, or add one (tests and demos add their own).
+
+Every order belongs to a customer (`owner`, their user identity). A lookup made for a
+customer (`owner=`) finds only that customer's orders; one made with no owner finds any.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from sqlalchemy import insert, select
 
@@ -14,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class Order(TypedDict):
-    """An order as the tools see it."""
+    """An order as the tools see it; `owner` is the customer's user identity (None: staff only)."""
 
     order_id: str
     customer_name: str
@@ -23,6 +27,13 @@ class Order(TypedDict):
     amount: float
     status: str
     delivered_on: str | None
+    owner: NotRequired[str | None]
+
+
+def not_found(order_id: str, owner: str | None) -> BusinessRuleError:
+    """The refusal for an order that does not exist, or is not `owner`'s (the two read alike)."""
+    mine = f" for {owner}" if owner is not None else ""
+    return BusinessRuleError(f"There is no order {order_id}{mine}.")
 
 
 class OrderBook:
@@ -32,13 +43,19 @@ class OrderBook:
         """Use the business database behind `engine`."""
         self._engine = engine
 
-    def get(self, order_id: str) -> Order:
-        """The order `order_id`; raises `BusinessRuleError` if there is none."""
+    def get(self, order_id: str, *, owner: str | None = None) -> Order:
+        """The order `order_id`, if it is `owner`'s (any order when `owner` is None).
+
+        Raises:
+            BusinessRuleError: there is no such order, or it belongs to someone else.
+        """
+        query = select(orders).where(orders.c.order_id == order_id)
+        if owner is not None:
+            query = query.where(orders.c.owner == owner)
         with self._engine.connect() as conn:
-            row = conn.execute(select(orders).where(orders.c.order_id == order_id)).mappings().first()
+            row = conn.execute(query).mappings().first()
         if row is None:
-            msg = f"There is no order {order_id}."
-            raise BusinessRuleError(msg)
+            raise not_found(order_id, owner)
         return Order(**row)  # type: ignore[typeddict-item]
 
     def add(self, order: Order) -> None:

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services.database import orders, refunds
 from services.errors import BusinessRuleError
+from services.orders import not_found
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -34,20 +35,26 @@ class Payments:
         """Use the business database behind `engine`."""
         self._engine = engine
 
-    def issue_refund(self, *, tool_call_id: str, order_id: str, amount: float, reason: str) -> Refund:
+    def issue_refund(
+        self, *, tool_call_id: str, order_id: str, amount: float, reason: str, owner: str | None = None
+    ) -> Refund:
         """Refund `amount` on `order_id` once; a replay of the same tool call returns the first refund.
 
+        `owner`: refund only an order of this customer (None: any order).
+
         Raises:
-            BusinessRuleError: the order is unknown, the amount is not positive or exceeds
-                what was paid, or the order was already refunded by another call.
+            BusinessRuleError: the order is unknown (or not `owner`'s), the amount is not
+                positive or exceeds what was paid, or the order was already refunded by another call.
         """
         with self._engine.begin() as conn:
             if (done := _by_tool_call(conn, tool_call_id)) is not None:
                 return done
-            order = conn.execute(select(orders).where(orders.c.order_id == order_id)).mappings().first()
+            query = select(orders).where(orders.c.order_id == order_id)
+            if owner is not None:
+                query = query.where(orders.c.owner == owner)
+            order = conn.execute(query).mappings().first()
             if order is None:
-                msg = f"There is no order {order_id}."
-                raise BusinessRuleError(msg)
+                raise not_found(order_id, owner)
             if amount <= 0:
                 msg = f"A refund must be positive (got {amount:g})."
                 raise BusinessRuleError(msg)

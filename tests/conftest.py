@@ -33,8 +33,13 @@ def new_order(services):
     return lambda amount: add_order(services, amount)
 
 
-def add_order(services: Services, amount: float, *, delivered_on: str | None = None) -> str:
-    """Insert a fresh order of `amount`, delivered today unless `delivered_on`; return its id (B123456789).
+def add_order(
+    services: Services, amount: float, *, delivered_on: str | None = None, owner: str | None = "requester1"
+) -> str:
+    """Insert a fresh order of `amount` for the customer `owner`, delivered today unless `delivered_on`.
+
+    Returns its id (B123456789). `owner` defaults to the dev user requester1, who asks for
+    refunds in the server tests.
 
     Ids are random (9 digits, the most the scripted model reads); one already taken is drawn
     again, since the benchmarks add over 10,000 orders to one database.
@@ -51,6 +56,7 @@ def add_order(services: Services, amount: float, *, delivered_on: str | None = N
                     amount=amount,
                     status="delivered",
                     delivered_on=delivered_on or datetime.now(UTC).date().isoformat(),
+                    owner=owner,
                 )
             )
         except IntegrityError:

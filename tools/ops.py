@@ -2,6 +2,8 @@
 
 Writing and reading files are Deep Agents' own tools over the same workspace
 (`services.workspace.WorkspaceBackend`); the ops policy decides which of these pause.
+A customer (requester) reads only their own rows through `read_data`; ad-hoc SQL reads,
+which no one reviews and no owner filter can follow, are for staff.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from pydantic import BaseModel, Field
 
+from services.errors import BusinessRuleError
 from services.records import Comparison  # noqa: TC001  (pydantic reads it at runtime)
+from services.sql import is_read_only
+from tools.owners import records_owner
 from tools.results import as_json, refusals_as_tool_errors
 
 if TYPE_CHECKING:
@@ -59,13 +64,19 @@ def build_ops_tools(services: Callable[[], Services], workspace: Workspace) -> l
     def read_data(table: str, where: list[Filter] | None = None, limit: int = 100) -> str:
         """Read rows of a business table (orders, flights, bookings, ...), optionally filtered."""
         conditions = [f.model_dump() if isinstance(f, Filter) else f for f in where or []]
-        rows = services().records.read(table, conditions, limit)  # type: ignore[arg-type]
+        rows = services().records.read(table, conditions, limit, owner=records_owner())  # type: ignore[arg-type]
         return as_json({"table": table, "count": len(rows), "rows": rows})
 
     @tool(args_schema=SqlStatement)
     @refusals_as_tool_errors
     def execute_sql(query: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
         """Run one SQL statement against the business database."""
+        if (owner := records_owner()) is not None and is_read_only(query):
+            msg = (
+                f"SQL reads are for staff (reviewer, supervisor); {owner} can use read_data, "
+                "which shows their own orders and bookings."
+            )
+            raise BusinessRuleError(msg)
         return as_json(services().sql.run(query, tool_call_id=tool_call_id))
 
     @tool(args_schema=FileToDelete)

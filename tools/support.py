@@ -1,4 +1,7 @@
-"""Customer-service tools: orders, refunds, e-mail to customers, and asking the user."""
+"""Customer-service tools: orders, refunds, e-mail to customers, and asking the user.
+
+A customer's run sees and refunds only their own orders (`tools.owners`); staff see all.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from pydantic import BaseModel, Field
 
+from tools.owners import records_owner
 from tools.results import as_json, refusals_as_tool_errors
 
 if TYPE_CHECKING:
@@ -57,7 +61,7 @@ def build_support_tools(services: Callable[[], Services]) -> list[BaseTool]:
     @refusals_as_tool_errors
     def get_order(order_id: str) -> str:
         """Look up an order: customer, item, amount paid, delivery date."""
-        return as_json(services().orders.get(order_id))
+        return as_json(services().orders.get(order_id, owner=records_owner()))
 
     @tool
     def get_refund_policy() -> str:
@@ -71,7 +75,7 @@ def build_support_tools(services: Callable[[], Services]) -> list[BaseTool]:
     ) -> str:
         """Refund money to the customer of an order."""
         refund = services().payments.issue_refund(
-            tool_call_id=tool_call_id, order_id=order_id, amount=amount, reason=reason
+            tool_call_id=tool_call_id, order_id=order_id, amount=amount, reason=reason, owner=records_owner()
         )
         return as_json({"refunded": refund["amount"], "order_id": order_id, "refund_id": refund["refund_id"]})
 

@@ -1,4 +1,8 @@
-"""Travel tools: search flights, book one through a form the person fills in, cancel a booking."""
+"""Travel tools: search flights, book one through a form the person fills in, cancel a booking.
+
+A booking belongs to the person who books it; a traveller cancels only their own
+(`tools.owners`), staff any. The price follows the seat class and insurance chosen.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from hitl.contracts import FlightBookingAnswer, FlightBookingForm, FlightContext
 from tools.asking import asking_agent
+from tools.owners import acting_person, records_owner
 from tools.results import as_json, refusals_as_tool_errors
 
 if TYPE_CHECKING:
@@ -76,6 +81,7 @@ def build_travel_tools(services: Callable[[], Services]) -> list[BaseTool]:
             flight_id=flight_id,
             seat_class=answer.seat_class,
             insurance=answer.insurance,
+            owner=acting_person(),
         )
         return as_json(
             {
@@ -92,7 +98,9 @@ def build_travel_tools(services: Callable[[], Services]) -> list[BaseTool]:
     @refusals_as_tool_errors
     def cancel_booking(booking_id: str, tool_call_id: Annotated[str, InjectedToolCallId]) -> str:
         """Cancel a flight booking."""
-        booking = services().bookings.cancel(tool_call_id=tool_call_id, booking_id=booking_id)
+        booking = services().bookings.cancel(
+            tool_call_id=tool_call_id, booking_id=booking_id, owner=records_owner()
+        )
         return as_json({"cancelled": True, "booking_id": booking["booking_id"]})
 
     tools: list[BaseTool] = [search_flights, book_flight, cancel_booking]

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hitl.deadlines import Deadline
 from hitl.policy import Policy, ToolGate
+from tools.owners import records_owner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -24,23 +25,26 @@ def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
 
 
 def describe_refund(services: Callable[[], Services] | None = None) -> Describer:
-    """'Refund 899 to order A1024 (paid 899, delivered 2026-11-02): Item arrived broken'.
+    """'Refund 899 to order A1024 (customer: requester1, Mara Lind; paid 899, delivered 2026-11-02): ...'.
 
-    The order part comes from `services`; if the lookup fails for any reason the text is
-    built from the call alone, so describing a refund can never fail the run.
+    The order part comes from `services`, looked up as the caller may see it (a customer's
+    run finds only their own orders, so it never names another customer); if the lookup
+    fails for any reason the text is built from the call alone, so describing a refund can
+    never fail the run.
     """
 
     def describe(_name: str, args: Mapping[str, Any]) -> str:
         head = f"Refund {float(args['amount']):g} to order {args['order_id']}"
         reason = args.get("reason") or "no reason given"
         try:
-            order = services().orders.get(str(args["order_id"])) if services else None
+            order = services().orders.get(str(args["order_id"]), owner=records_owner()) if services else None
         except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
             order = None
         if order is None:
             return f"{head}: {reason}"
+        customer = ", ".join(str(who) for who in (order.get("owner"), order["customer_name"]) if who)
         delivered = f"delivered {order['delivered_on']}" if order.get("delivered_on") else order["status"]
-        return f"{head} (paid {float(order['amount']):g}, {delivered}): {reason}"
+        return f"{head} (customer: {customer}; paid {float(order['amount']):g}, {delivered}): {reason}"
 
     return describe
 

@@ -2,15 +2,55 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from hitl.policy import Policy, ToolGate
+from tools.owners import records_owner
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from hitl.policy import Describer
+    from services.registry import Services
 
 
-def travel_policy() -> Policy:
-    """The `travel` agent's policy: a reviewer approves or rejects every cancellation."""
+def describe_cancellation(services: Callable[[], Services] | None = None) -> Describer:
+    """'Cancel booking BK-1A2B3C4D of traveller requester2 (FR8364 Berlin → Lisbon on 2026-12-18, ...)'.
+
+    The booking is looked up as the caller may see it (a traveller's run finds only their
+    own bookings, so it never names another traveller); if the lookup fails for any reason
+    the text is built from the call alone, so describing a cancellation never fails the run.
+    """
+
+    def describe(_name: str, args: Mapping[str, Any]) -> str:
+        head = f"Cancel booking {args['booking_id']}"
+        try:
+            if services is None:
+                return head
+            booking = services().bookings.get(str(args["booking_id"]), owner=records_owner())
+            flight = services().timetable.get(booking["flight_id"])
+        except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
+            return head
+        traveller = booking["owner"] or "unknown"
+        insured = ", insured" if booking["insurance"] else ""
+        return (
+            f"{head} of traveller {traveller} ({flight['flight_id']} {flight['origin']} → "
+            f"{flight['destination']} on {flight['date']}, {booking['seat_class']}{insured}, "
+            f"paid {float(booking['price']):g}, {booking['status']})"
+        )
+
+    return describe
+
+
+def travel_policy(services: Callable[[], Services] | None = None) -> Policy:
+    """The `travel` agent's policy: a reviewer approves or rejects every cancellation.
+
+    `services` lets the review text name the booking's traveller and flight.
+    """
     return {
         "cancel_booking": ToolGate(
             allowed_decisions=("approve", "reject"),
-            description=lambda _n, a: f"Cancel booking {a['booking_id']}",
+            description=describe_cancellation(services),
         ),
     }
 

@@ -53,7 +53,8 @@ def test_the_form_comes_from_the_booking_agent_and_books_once(travel_agent, serv
     [booking] = services.bookings.for_flight("FR8364")
     assert (booking["seat_class"], booking["insurance"], booking["status"]) == ("business", True, "confirmed")
     assert booking["tool_call_id"] == form.value["tool_call_id"]
-    assert f"Booked FR8364 in business with travel insurance for 89 (booking {booking['booking_id']})" in (
+    assert booking["price"] == 234.5  # 89 x 2.5 for business, + 12 for insurance
+    assert f"Booked FR8364 in business with travel insurance for 234.5 (booking {booking['booking_id']})" in (
         chat.last_words()
     )
 

@@ -41,7 +41,10 @@ def test_a_read_cannot_write_even_if_misjudged(services, monkeypatch):
 
 def test_a_write_runs_once_per_tool_call(services):
     """idempotency: replaying the same tool call's INSERT returns the first result and adds no row."""
-    insert = "INSERT INTO orders VALUES ('Z1', 'Zed', 'z@example.com', 'Mug', 5.0, 'delivered', '2026-01-01')"
+    insert = (
+        "INSERT INTO orders (order_id, customer_name, customer_email, item, amount, status, delivered_on) "
+        "VALUES ('Z1', 'Zed', 'z@example.com', 'Mug', 5.0, 'delivered', '2026-01-01')"
+    )
     first = services.sql.run(insert, tool_call_id="c1")
     again = services.sql.run(insert, tool_call_id="c1")
     assert (first["rowcount"], again["rowcount"], services.sql.writes()) == (1, 1, 1)
