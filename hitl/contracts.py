@@ -127,7 +127,7 @@ class AuditRecord(ApprovalReceipt):
     """One line of a thread's audit trail: an accepted decision or a refused attempt."""
 
     thread_id: str
-    outcome: Literal["accepted", "refused"]
+    outcome: Literal["accepted", "refused", "failed"]
     refusal: NotRequired[str]
 
 

@@ -31,7 +31,7 @@ from pydantic import WrapValidator, create_model
 
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
-from hitl.caller import current_caller
+from hitl.caller import Caller, current_caller
 from hitl.contracts import (
     ActionRequest,
     Allowance,
@@ -272,17 +272,18 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         on its edited arguments. Owners' own questions and rejections need no role here.
         """
         caller = current_caller()
-        if caller is None or decision.get("type") == "reject":
+        if decision.get("type") == "reject" or (caller is None and decision.get("type") != "edit"):
             return None
+        if caller is None:  # in-process (no server): only the fixed arguments are checked
+            caller = Caller(identity="in-process", roles=frozenset({"supervisor", "reviewer"}))
         args = decision["edited_action"]["args"] if decision.get("type") == "edit" else call["args"]
+        changed = sorted(a for a in gate.fixed_on_edit if args.get(a) != call["args"].get(a))
         needed = gate.required_role(args)
-        if needed == "owner" or needed in caller.roles:
+        if not changed and (needed == "owner" or needed in caller.roles):
             return None
+        why = f"an edit may not change {', '.join(changed)}" if changed else f"it needs a {needed}"
         return ToolMessage(
-            content=(
-                f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; "
-                f"it needs a {needed}."
-            ),
+            content=f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; {why}.",
             tool_call_id=call["id"] or "",
             name=call["name"],
             status="error",

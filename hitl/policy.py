@@ -42,6 +42,8 @@ class ToolGate:
         limit_arg: the argument `auto_approve_limit` reads.
         always_review: calls for which this returns True always pause, whatever a run's
             override or a thread's allowance says (e.g. refunds over the supervisor limit).
+        fixed_on_edit: arguments an edit may not change: what the call is about (the order a
+            refund goes to, the booking to cancel). Both the server and the gate refuse such edits.
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -52,6 +54,7 @@ class ToolGate:
     auto_approve_limit: float | None = None
     limit_arg: str = "amount"
     always_review: ArgsPredicate | None = None
+    fixed_on_edit: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions."""

@@ -73,3 +73,6 @@ def is_sealed(purpose: str, thread_id: str | None, record: object) -> bool:
         return False
     body = {k: v for k, v in record.items() if k != SEAL_FIELD}
     return verify(purpose, thread_id, body, record.get(SEAL_FIELD))
+
+
+_key()  # read (or made) once, at import: never as blocking file I/O inside a running graph

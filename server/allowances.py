@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse
 
 from hitl.allowances import STATE_KEY
 from hitl.contracts import Allowance
+from hitl.trusted_state import seal_allowance
 from server import audit
 from server.access import as_server
 from server.resume_gate import Pending, ResumeRefused
@@ -143,7 +144,10 @@ async def revoke_on(thread_id: str, which: dict[str, Any], user: User) -> list[s
     if which and not live:
         raise NotRevoked(404, f"No live allowance on thread {thread_id} matches {json.dumps(which)}.")
     now = datetime.now(UTC).isoformat()
-    revoked = {a["id"]: Allowance(**a, revoked_by=user.identity, revoked_at=now) for a in live}  # type: ignore[typeddict-item]
+    revoked = {
+        a["id"]: seal_allowance(Allowance(**a, revoked_by=user.identity, revoked_at=now))  # type: ignore[typeddict-item]
+        for a in live
+    }
     if not revoked:
         return []
     try:

@@ -105,6 +105,25 @@ def policy_change(  # noqa: PLR0913  (what changed, for whom, by whom, and the o
     )
 
 
+def state_write(thread_id: str, agent: str, user: User, rewrites: list[str]) -> AuditRecord:
+    """A supervisor's run that writes state or steers control flow (let through, on the record)."""
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id="",
+        tool_call_id="",
+        agent=agent,
+        tool="state write",
+        requested_args={"rewrites": rewrites},
+        decision="state_write",
+        final_args=None,
+        message="; ".join(rewrites),
+        reviewer=user.identity,
+        roles=user.roles,
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="accepted",
+    )
+
+
 def allowance_change(thread_id: str, allowance: Allowance, user: User, decision: str) -> AuditRecord:
     """A thread allowance granted (`allow`) or revoked (`revoke_allowance`)."""
     bounds = dict(allowance["bounds"])

@@ -12,11 +12,13 @@ from typing import Any
 
 from langgraph_sdk import Auth, get_client
 
+from hitl.agent_access import may_run, who_may_run
 from hitl.settings import get_settings
-from server import allowances, audit, claims, overrides
+from hitl.trusted_state import seal_allowance, seal_receipt
+from server import allowances, audit, claims, overrides, records, run_admission
 from server.access import as_server, is_server
 from server.pending_index import INDEX
-from server.resume_gate import Pending, ResumeRefused, check_resume
+from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import User, directory
 
 auth = Auth()
@@ -48,7 +50,11 @@ def refuse(status: int, message: str) -> Auth.exceptions.HTTPException:
 async def on_thread_create(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsCreate
 ) -> Auth.types.FilterType:
-    """A new thread belongs to its creator."""
+    """A new thread belongs to its creator; server-owned metadata keys are refused."""
+    try:
+        run_admission.check_metadata(value.get("metadata"), "metadata")
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
     metadata = value.setdefault("metadata", {})
     metadata["owner"] = ctx.user.identity
     return {"owner": ctx.user.identity}
@@ -81,79 +87,120 @@ async def on_thread_search(
 async def on_thread_update(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsUpdate
 ) -> Auth.types.FilterType | None:
-    """State writes, metadata patches and cancels: see `changeable_thread`."""
-    allowed = await changeable_thread(ctx, dict(value))
+    """Metadata patches and cancels by the owner; state writes by a supervisor; server keys by nobody.
+
+    Server-owned metadata keys (graph, escalations, `hitl*`) are refused to everyone, and the
+    owner is changed by a supervisor only.
+    """
+    if is_server():
+        return None
+    user = caller(ctx)
+    metadata = value.get("metadata") or {}
+    try:
+        run_admission.check_metadata(
+            {k: v for k, v in metadata.items() if not (k == "owner" and user.role == "supervisor")},
+            "metadata",
+        )
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
     _mark(value.get("thread_id"))
-    return allowed
+    if user.role == "supervisor":
+        return None
+    if value.get("action") is None and not metadata:  # a state write: allowances, receipts live there
+        raise refuse(403, "Only a supervisor may write a thread's state directly; send a message instead.")
+    return {"owner": ctx.user.identity}
 
 
 @auth.on.threads.delete
 async def on_thread_delete(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsDelete
 ) -> Auth.types.FilterType | None:
-    """Deleting a thread or run: see `changeable_thread`."""
-    allowed = await changeable_thread(ctx, dict(value))
+    """Owners delete their own threads (others' are 404, whatever they hold); supervisors any."""
     _mark(value.get("thread_id"))
-    return allowed
-
-
-async def changeable_thread(
-    ctx: Auth.types.AuthContext, value: dict[str, Any]
-) -> Auth.types.FilterType | None:
-    """Owners change their threads (metadata, cancels); only a supervisor (or the server) writes state."""
-    user = caller(ctx)
-    if user.role == "supervisor" or is_server():
+    if is_server() or caller(ctx).role == "supervisor":
         return None
-    if "owner" in (value.get("metadata") or {}):
-        raise refuse(403, "Only a supervisor may change a thread's owner.")
-    is_state_write = value.get("action") is None and not value.get("metadata")
-    if is_state_write and value.get("thread_id") is not None and await _pending(str(value["thread_id"])):
-        raise refuse(
-            403, "This thread is waiting for an approval; only a supervisor may change its state now."
-        )
-    if is_state_write:  # the state holds approval allowances; they come only from the server
-        raise refuse(403, "Only a supervisor may write a thread's state directly; send a message instead.")
     return {"owner": ctx.user.identity}
 
 
 @auth.on.threads.create_run
 async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> Auth.types.FilterType | None:
-    """Gate every run: resumes are checked, authorised and audited; new input waits its turn."""
+    """Gate every run: only allowed shapes, only allowed agents; resumes checked, authorised, audited.
+
+    See `server.run_admission` for what a client may send. New input never discards a pending
+    approval and never joins a run in flight; a resume is checked against the interrupts of the
+    checkpoint it will run from.
+    """
+    if is_server():  # the server's own runs (the watcher's expiries) passed `gate_resume` already
+        return None
     user = caller(ctx)
     thread_id = value.get("thread_id")
-    kwargs = value.get("kwargs") or {}
-    command = kwargs.get("command")
-    if command is not None and not any(command.get(k) is not None for k in ("resume", "update", "goto")):
-        raise refuse(422, "A command needs a resume (the answer), update or goto; this one is empty.")
+    try:
+        admitted = run_admission.admit(user, value, max_input_bytes=get_settings().max_input_bytes)
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
+    graph_id = await overrides.graph_id_of(str(value.get("assistant_id")))
+    if not may_run(graph_id, user.roles):
+        raise refuse(
+            403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {who_may_run(graph_id)}."
+        )
     await overrides.admit(user, value)
     thread = await _thread(str(thread_id)) if thread_id is not None else None
     if thread is None:
-        value.setdefault("metadata", {})["owner"] = user.identity
-        if command and command.get("resume") is not None:
-            raise refuse(409, "This thread has no pending approval to answer.")
-        _mark(thread_id)
+        await _first_run(user, value, graph_id, admitted)
         return None
+    command = (value.get("kwargs") or {}).get("command") or {}
     owner = (thread.get("metadata") or {}).get("owner")
     if owner != user.identity and not user.is_staff:
         raise refuse(404, f"Thread {thread_id} not found.")
-    pending = [p.escalated(thread.get("metadata") or {}) for p in await _pending(str(thread_id), thread)]
-    if command and "resume" in command:
-        if thread.get("status") == "busy":
-            raise refuse(409, "This thread is running; try again when it pauses.")
-        await gate_resume(user, str(thread_id), owner, pending, command)
-        _mark(thread_id)
-        return None
-    if pending and user.role != "supervisor":
+    await _same_graph(str(thread_id), graph_id)
+    if thread.get("status") == "busy":
+        raise refuse(409, "This thread is running; try again when it pauses.")
+    pending = await records.escalated(str(thread_id), await _pending(str(thread_id), admitted.fork))
+    if admitted.resume:
+        await gate_resume(user, str(thread_id), owner, pending, command, graph_id=graph_id)
+    elif pending:
         waiting = ", ".join(p.subject for p in pending)
         raise refuse(
             409,
             f"This thread is waiting for {len(pending)} approval(s) ({waiting}); "
             "answer them before sending a new message.",
         )
-    if owner != user.identity and user.role != "supervisor":
+    elif owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
+    await _audit_rewrites(user, str(thread_id), graph_id, admitted)
+    await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
     return None
+
+
+async def _first_run(
+    user: User, value: Auth.types.RunsCreate, graph_id: str, admitted: run_admission.Admitted
+) -> None:
+    """A run that creates its thread (or a stateless one): its caller owns the thread."""
+    thread_id = value.get("thread_id")
+    value.setdefault("metadata", {})["owner"] = user.identity
+    if admitted.resume:
+        raise refuse(409, "This thread has no pending approval to answer.")
+    await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)
+    if thread_id is not None:
+        await records.record_graph(str(thread_id), value.get("assistant_id"))
+    _mark(thread_id)
+
+
+async def _same_graph(thread_id: str, graph_id: str) -> None:
+    """A thread runs one agent: a run (or resume) with another graph would misread its state."""
+    with as_server():
+        recorded = await records.graph_of(get_client(), thread_id)
+    if recorded is not None and recorded != graph_id:
+        raise refuse(422, f"Thread {thread_id} belongs to the {recorded} agent; run it with {recorded}.")
+
+
+async def _audit_rewrites(
+    user: User, thread_id: str, graph_id: str, admitted: run_admission.Admitted
+) -> None:
+    """A supervisor's writes beyond messages and resumes are let through, and audited."""
+    if admitted.rewrites:
+        await audit.write(get_client(), [audit.state_write(thread_id, graph_id, user, admitted.rewrites)])
 
 
 def _mark(thread_id: object) -> None:
@@ -162,19 +209,31 @@ def _mark(thread_id: object) -> None:
         INDEX.mark(str(thread_id))
 
 
-async def gate_resume(
-    user: User, thread_id: str, owner: str | None, pending: list[Pending], command: dict[str, Any]
+async def gate_resume(  # noqa: PLR0913  (who answers what, where)
+    user: User,
+    thread_id: str,
+    owner: str | None,
+    pending: list[Pending],
+    command: dict[str, Any],
+    *,
+    graph_id: str | None = None,
 ) -> None:
     """Check, claim, audit and receipt one resume; raise an HTTP refusal otherwise.
 
     Used by the auth handler for people and by the watcher for the system actor, so both
     pass the same checks. The claim (set without an `await` between check and set) makes a
     person's answer and an expiry racing for one interrupt end in exactly one outcome.
+    An edit is authorised on its edited arguments, by `graph_id`'s policy.
     """
     try:
         _no_rewrites(user, command)
         accepted = check_resume(
-            command["resume"], pending, user=user, owner=owner, max_bytes=get_settings().max_resume_bytes
+            command["resume"],
+            pending,
+            user=user,
+            owner=owner,
+            max_bytes=get_settings().max_resume_bytes,
+            policy=edit_policy(overrides.catalog_of(graph_id) if graph_id else None),
         )
         allowed = allowances.granted(thread_id, accepted, pending, user)
         claims.take([item.pending.id for item in accepted], user.identity)
@@ -186,9 +245,15 @@ async def gate_resume(
     receipts = audit.receipts(accepted, user)
     given = command.get("update")
     update: dict[str, Any] = given if isinstance(given, dict) else {}
-    command["update"] = {**update, "approval_receipts": [*update.get("approval_receipts", []), *receipts]}
+    command["update"] = {
+        **update,
+        "approval_receipts": [
+            *update.get("approval_receipts", []),
+            *(seal_receipt(r, thread_id) for r in receipts),
+        ],
+    }
     if allowed:
-        command["update"][allowances.STATE_KEY] = {a["id"]: a for a in allowed}
+        command["update"][allowances.STATE_KEY] = {a["id"]: seal_allowance(a) for a in allowed}
     await audit.write(
         get_client(),
         [
@@ -213,13 +278,14 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
         raise
 
 
-async def _pending(thread_id: str, thread: dict[str, Any] | None = None) -> list[Pending]:
-    """What really waits on a thread: read from its state when its record lists anything."""
-    thread = thread if thread is not None else await _thread(thread_id)
-    if not thread or not Pending.from_thread(thread):
-        return []
+async def _pending(thread_id: str, checkpoint_id: str | None = None) -> list[Pending]:
+    """What really waits on a thread, read from its state (at `checkpoint_id`, for a fork).
+
+    Always the state, never the thread record: a copied thread reports `idle` while its state
+    still holds the interrupt, and a record can list per-call interrupts already answered.
+    """
     with as_server():
-        state = await get_client().threads.get_state(thread_id)
+        state = await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id)
     return Pending.from_state(dict(state))
 
 
@@ -239,11 +305,13 @@ async def on_crons(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None: 
 
 @auth.on.store
 async def on_store(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
-    """The audit trail is written by the server only and read through `/audit/{thread_id}`."""
+    """The audit trail and the server's records are the server's alone; clients use their own namespace."""
     namespace = tuple(value.get("namespace") or ())
     if is_server():
         return
     if namespace[:1] == (audit.NAMESPACE,):
         raise refuse(403, "The audit trail is read through GET /audit/{thread_id}.")
+    if namespace[:1] == (records.NAMESPACE,):
+        raise refuse(403, f"The {records.NAMESPACE} namespace is the server's own.")
     if namespace[:1] != (ctx.user.identity,) and caller(ctx).role != "supervisor":
         raise refuse(403, "Store namespaces start with your own user name.")

@@ -99,6 +99,16 @@ def _no_protected_writes(kwargs: Mapping[str, Any]) -> None:
         )
 
 
+async def graph_id_of(assistant_id: str) -> str:
+    """The graph an assistant (id or graph name) runs."""
+    return await _graph_id(assistant_id)
+
+
+def catalog_of(graph_id: str) -> PolicyCatalog | None:
+    """The served agent's policy catalog (None for graphs without one)."""
+    return _catalog(graph_id)
+
+
 async def _graph_id(assistant_id: str) -> str:
     if assistant_id not in _graph_ids:
         with as_server():

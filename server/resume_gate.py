@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import jsonschema_rs
 
+from hitl.edits import nul_free
+
 if TYPE_CHECKING:
     from hitl.contracts import Decider
+    from hitl.overrides import PolicyCatalog
     from server.users import User
 
 INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -78,10 +82,10 @@ class Pending:
             return {value["required_role"]}
         return {"owner"} if value.get("type") == "form" else {"reviewer"}
 
-    def escalated(self, metadata: dict[str, Any]) -> Pending:
-        """This interrupt as its thread's `escalations` metadata (written by the watcher) has it."""
-        record = (metadata.get("escalations") or {}).get(self.id)
-        return replace(self, escalated_to=record["required_role"]) if record else self
+    def escalated(self, roles: Mapping[str, Decider]) -> Pending:
+        """This interrupt as the server's escalation records have it (`server.records.roles`)."""
+        role = roles.get(self.id)
+        return replace(self, escalated_to=role) if role else self
 
     @property
     def deadline(self) -> str | None:
@@ -106,14 +110,26 @@ class Accepted:
     answer: Any
 
 
-def check_resume(
-    resume: object, pending: list[Pending], *, user: User, owner: str | None, max_bytes: int
+EditPolicy = Callable[[str, Mapping[str, Any], Mapping[str, Any]], str | None]
+"""(tool, requested args, edited args) -> who must decide the edited call, or a refusal in words."""
+
+
+def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which limits)
+    resume: object,
+    pending: list[Pending],
+    *,
+    user: User,
+    owner: str | None,
+    max_bytes: int,
+    policy: EditPolicy | None = None,
 ) -> list[Accepted]:
     """The answers in `resume`, each matched, authorised and valid; all or nothing.
 
+    An edit is authorised again on its edited arguments by `policy` (the agent's gates).
+
     Raises:
         ResumeRefused: 409 nothing pending, 413 too large, 422 malformed or invalid,
-            403 the user may not decide one of the answered interrupts.
+            403 the user may not decide one of the answered interrupts or edits.
     """
     if not pending:
         raise ResumeRefused(409, "This thread has no pending approval to answer.")
@@ -129,8 +145,78 @@ def check_resume(
                 403, f"{user.identity} ({user.role}) may not answer {item.pending.subject}: it needs {who}."
             )
     for item in answers:
+        _no_nul(item.answer)
         _validate(item)
+    for item in answers:
+        for name, requested, edited in _edits(item):
+            _authorise_edit(policy, user, owner, name, requested, edited)
     return answers
+
+
+def _no_nul(answer: object) -> None:
+    try:
+        nul_free(answer, "resume")
+    except ValueError as error:
+        raise ResumeRefused(422, str(error)) from None
+
+
+def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(tool, requested args, edited args) of each edit in an answer."""
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    answer = item.answer if isinstance(item.answer, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        pairs = zip(value["action_requests"], answer.get("decisions") or [], strict=False)
+    elif value.get("type") == "tool_approval":
+        pairs = zip([value], [answer], strict=False)
+    else:
+        return []
+    return [
+        (str(action.get("name")), dict(action.get("args") or {}), dict(decision["edited_action"]["args"]))
+        for action, decision in pairs
+        if isinstance(decision, dict) and decision.get("type") == "edit"
+    ]
+
+
+def _authorise_edit(  # noqa: PLR0913, PLR0917  (who edits what, under which policy)
+    policy: EditPolicy | None,
+    user: User,
+    owner: str | None,
+    name: str,
+    requested: dict[str, Any],
+    edited: dict[str, Any],
+) -> None:
+    if policy is None:
+        return
+    needed = policy(name, requested, edited)
+    if needed is None:
+        return
+    if needed not in {"owner", "reviewer", "supervisor"}:
+        raise ResumeRefused(403, f"The edit of {name} is refused: {needed}")
+    if not user.may_decide(cast("Decider", needed), owner):
+        who = "the thread's owner" if needed == "owner" else f"a {needed}"
+        raise ResumeRefused(
+            403, f"{user.identity} ({user.role}) may not edit {name} to {edited}: that call needs {who}."
+        )
+
+
+def edit_policy(catalog: PolicyCatalog | None) -> EditPolicy | None:
+    """The edit check of an agent's gates: the strictest decider of the edited call, or a refusal.
+
+    A refusal (any text other than a role) names an argument the edit may not change.
+    """
+    if catalog is None:
+        return None
+    rank = {"reviewer": 1, "owner": 1, "supervisor": 2}
+
+    def check(name: str, requested: Mapping[str, Any], edited: Mapping[str, Any]) -> str | None:
+        gates = catalog.gates.get(name) or ()
+        for gate in gates:
+            if changed := sorted(a for a in gate.fixed_on_edit if edited.get(a) != requested.get(a)):
+                return f"an edit may not change {', '.join(changed)}."
+        roles = [gate.required_role(edited) for gate in gates]
+        return max(roles, key=lambda r: rank.get(r, 3)) if roles else None
+
+    return check
 
 
 def _match(resume: object, pending: list[Pending]) -> list[Accepted]:

@@ -68,7 +68,7 @@ async def test_the_owner_cannot_rewrite_the_pending_call(
     """side door: a state update while an approval waits is refused to the owner, allowed to a supervisor."""
     order_id = server_order(300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
-    with refused(403, "waiting for an approval"):
+    with refused(403, "Only a supervisor may write"):
         await requester.threads.update_state(thread_id, {"messages": []})
     with refused(409, "waiting for 1 approval"):
         await requester.runs.wait(
