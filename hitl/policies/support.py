@@ -27,19 +27,23 @@ def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
 def describe_refund(services: Callable[[], Services] | None = None) -> Describer:
     """'Refund 899 to order A1024 (customer: requester1, Mara Lind; paid 899, delivered 2026-11-02): ...'.
 
-    The order part comes from `services`, looked up as the caller may see it (a customer's
-    run finds only their own orders, so it never names another customer); if the lookup
-    fails for any reason the text is built from the call alone, so describing a refund can
-    never fail the run.
+    The order part comes from `services`, looked up as the caller may see it: a customer's
+    run never names another customer, and an order that exists but is not the caller's
+    says so ('(not an order of requester2)'), for the reviewer to refuse. If the lookup
+    fails for any other reason the text is built from the call alone, so describing a
+    refund can never fail the run.
     """
 
     def describe(_name: str, args: Mapping[str, Any]) -> str:
         head = f"Refund {float(args['amount']):g} to order {args['order_id']}"
         reason = args.get("reason") or "no reason given"
+        owner = records_owner()
         try:
-            order = services().orders.get(str(args["order_id"]), owner=records_owner()) if services else None
+            order = services().orders.get(str(args["order_id"]), owner=owner) if services else None
         except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
             order = None
+        if order is None and owner is not None and _exists(services, str(args["order_id"])):
+            return f"{head} (not an order of {owner}): {reason}"
         if order is None:
             return f"{head}: {reason}"
         customer = ", ".join(str(who) for who in (order.get("owner"), order["customer_name"]) if who)
@@ -47,6 +51,13 @@ def describe_refund(services: Callable[[], Services] | None = None) -> Describer
         return f"{head} (customer: {customer}; paid {float(order['amount']):g}, {delivered}): {reason}"
 
     return describe
+
+
+def _exists(services: Callable[[], Services] | None, order_id: str) -> bool:
+    try:
+        return services is not None and bool(services().orders.get(order_id))
+    except Exception:  # noqa: BLE001  (any lookup failure: as if there were no such order)
+        return False
 
 
 def refund_gate(

@@ -17,20 +17,22 @@ if TYPE_CHECKING:
 def describe_cancellation(services: Callable[[], Services] | None = None) -> Describer:
     """'Cancel booking BK-1A2B3C4D of traveller requester2 (FR8364 Berlin → Lisbon on 2026-12-18, ...)'.
 
-    The booking is looked up as the caller may see it (a traveller's run finds only their
-    own bookings, so it never names another traveller); if the lookup fails for any reason
-    the text is built from the call alone, so describing a cancellation never fails the run.
+    The booking is looked up as the caller may see it: a traveller's run never names another
+    traveller, and a booking that exists but is not the caller's says so ('(not a booking of
+    requester1)'), for the reviewer to refuse. If the lookup fails for any other reason the
+    text is built from the call alone, so describing a cancellation never fails the run.
     """
 
     def describe(_name: str, args: Mapping[str, Any]) -> str:
         head = f"Cancel booking {args['booking_id']}"
+        if services is None:
+            return head
+        owner = records_owner()
         try:
-            if services is None:
-                return head
-            booking = services().bookings.get(str(args["booking_id"]), owner=records_owner())
+            booking = services().bookings.get(str(args["booking_id"]), owner=owner)
             flight = services().timetable.get(booking["flight_id"])
         except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
-            return head
+            return f"{head} (not a booking of {owner})" if owner and _exists(services, args) else head
         traveller = booking["owner"] or "unknown"
         insured = ", insured" if booking["insurance"] else ""
         return (
@@ -40,6 +42,13 @@ def describe_cancellation(services: Callable[[], Services] | None = None) -> Des
         )
 
     return describe
+
+
+def _exists(services: Callable[[], Services], args: Mapping[str, Any]) -> bool:
+    try:
+        return bool(services().bookings.get(str(args["booking_id"])))
+    except Exception:  # noqa: BLE001  (any lookup failure: as if there were no such booking)
+        return False
 
 
 def travel_policy(services: Callable[[], Services] | None = None) -> Policy:

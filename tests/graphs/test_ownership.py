@@ -177,7 +177,7 @@ def describe_as(describer, args: dict[str, Any], user: tuple[str, ...] | None) -
 
 
 def test_refund_review_text_names_the_customer(services):
-    """describe_refund: the customer's identity and name; a requester's run never names another customer."""
+    """describe_refund: the customer's identity and name; another customer's order is flagged, never named."""
     describe = describe_refund(lambda: services)
     args = {"order_id": "A3072", "amount": 300, "reason": "Broken"}
     full = (
@@ -187,11 +187,16 @@ def test_refund_review_text_names_the_customer(services):
     assert describe_as(describe, args, REVIEWER) == full
     assert describe_as(describe, args, REQUESTER2) == full
     assert describe_as(describe, args, None) == full
-    assert describe_as(describe, args, REQUESTER1) == "Refund 300 to order A3072: Broken"
+    assert (
+        describe_as(describe, args, REQUESTER1)
+        == "Refund 300 to order A3072 (not an order of requester1): Broken"
+    )
+    unknown = {"order_id": "Z99999999", "amount": 300, "reason": "Broken"}
+    assert describe_as(describe, unknown, REQUESTER1) == "Refund 300 to order Z99999999: Broken"
 
 
 def test_cancellation_review_text_names_the_traveller_and_flight(services):
-    """describe_cancellation: traveller, flight, class and price; another traveller's run gets only the id."""
+    """describe_cancellation: traveller, flight, class, price; another traveller's booking is flagged only."""
     booking = services.bookings.book(
         tool_call_id="seed", flight_id="FR8364", seat_class="premium", insurance=True, owner="requester2"
     )
@@ -203,7 +208,10 @@ def test_cancellation_review_text_names_the_traveller_and_flight(services):
     )
     assert describe_as(describe, args, REVIEWER) == full
     assert describe_as(describe, args, REQUESTER2) == full
-    assert describe_as(describe, args, REQUESTER1) == f"Cancel booking {booking['booking_id']}"
+    assert describe_as(describe, args, REQUESTER1) == (
+        f"Cancel booking {booking['booking_id']} (not a booking of requester1)"
+    )
+    assert describe_as(describe, {"booking_id": "BK-NONE"}, REQUESTER1) == "Cancel booking BK-NONE"
     assert describe_cancellation(None)("cancel_booking", args) == f"Cancel booking {booking['booking_id']}"
 
 
