@@ -36,6 +36,15 @@ def fare(economy: float, seat_class: str, *, insurance: bool) -> float:
     return round(economy * factor + (INSURANCE_PRICE if insurance else 0.0), 2)
 
 
+def fare_list(economy: float) -> str:
+    """Every seat's price on a flight whose economy fare is `economy`, for a person choosing one.
+
+    E.g. 'economy 89, premium 142.4, business 222.5; insurance +12'.
+    """
+    seats = ", ".join(f"{seat} {fare(economy, seat, insurance=False):g}" for seat in SEAT_CLASS_FACTORS)
+    return f"{seats}; insurance +{INSURANCE_PRICE:g}"
+
+
 class Flight(TypedDict):
     """A flight as the tools see it; `price` is the economy fare."""
 

@@ -13,6 +13,7 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
 from hitl.contracts import FlightBookingAnswer, FlightBookingForm, FlightContext
+from services.flights import fare_list
 from tools.asking import asking_agent
 from tools.owners import acting_person, records_owner
 from tools.results import as_json, refusals_as_tool_errors
@@ -62,7 +63,10 @@ def build_travel_tools(services: Callable[[], Services]) -> list[BaseTool]:
         form = FlightBookingForm(
             type="form",
             form="flight-booking",
-            title=f"Book {flight['origin']} → {flight['destination']} on {flight['date']}",
+            title=(
+                f"Book {flight['origin']} → {flight['destination']} on {flight['date']} "
+                f"({fare_list(flight['price'])})"
+            ),
             context=FlightContext(
                 flight_id=flight_id,
                 origin=flight["origin"],

@@ -45,6 +45,9 @@ def test_the_form_comes_from_the_booking_agent_and_books_once(travel_agent, serv
         "date": "2026-12-18",
         "price": 89.0,
     }
+    assert form.value["title"] == (
+        "Book Berlin → Lisbon on 2026-12-18 (economy 89, premium 142.4, business 222.5; insurance +12)"
+    )
     assert form.response_schema["properties"]["seat_class"]["enum"] == ["economy", "premium", "business"]
     assert services.bookings.count() == 0
 
