@@ -5,6 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 2024
+# `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).
+# The server reads HITL_DEV_MODE from its environment only, so the .env copied from .env.example
+# (HITL_DEV_MODE=false) does not turn it off here, nor would a .env turn it on anywhere else.
 HITL_DEV_MODE ?= true
 WEB := web
 WEB_DEPS := $(WEB)/node_modules/.installed
@@ -43,7 +46,7 @@ $(CHROMIUM):
 	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y chromium
 
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
-	@echo "Serving on http://127.0.0.1:$(PORT)  (API docs: /docs; agents: support, travel, ops)"
+	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: support, travel, ops; every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic.fields import FieldInfo  # noqa: TC002  (pydantic-settings resolves it at runtime)
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -88,10 +90,24 @@ class Settings(BaseSettings):
     hitl_dev_mode: bool = Field(
         default=False,
         description=(
-            "Development mode: GET /app-config offers the HITL_USERS names, roles and tokens to the "
-            "web app's sign-in page, so anyone who can open it signs in with one click. Never in production."
+            "Development mode, read from the process environment only (never from .env; `make dev` sets "
+            "it): GET /app-config offers the HITL_USERS names, roles and tokens to sign-in pages opened "
+            "over loopback, and dev-* tokens are accepted. Off: dev-* tokens stop the server at start."
         ),
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then the environment, then `.env` (without `ENVIRONMENT_ONLY`), then secrets."""
+        del settings_cls
+        return init_settings, env_settings, _Without(dotenv_settings, ENVIRONMENT_ONLY), file_secret_settings
 
     @property
     def resolved_model(self) -> str:
@@ -106,6 +122,24 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'business.db').resolve()}"
+
+
+ENVIRONMENT_ONLY = frozenset({"hitl_dev_mode"})
+"""Settings a `.env` file cannot turn on: copying `.env.example` to `.env` must not enable them."""
+
+
+class _Without(PydanticBaseSettingsSource):
+    """A settings source with some fields left out."""
+
+    def __init__(self, source: PydanticBaseSettingsSource, fields: frozenset[str]) -> None:
+        super().__init__(source.settings_cls)
+        self.source, self.fields = source, fields
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.source.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.source().items() if k not in self.fields}
 
 
 @lru_cache(maxsize=1)

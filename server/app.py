@@ -1,8 +1,10 @@
 """The custom HTTP app the server mounts (`http.app` in `langgraph.json`).
 
-Its lifespan recovers the dev server after a crash and starts the watcher (notices,
-deadlines); its routes (`server.routes`) serve the
-audit trail, and the inbox and the web app as they land.
+Its lifespan refuses to start with published dev tokens outside dev mode, recovers the dev
+server after a crash and starts the watcher (notices, deadlines); its routes
+(`server.routes`) serve the audit trail, the inbox and the web app. Its middleware,
+`TokenRequired`, wraps every route the server has (its own and langgraph_api's), so only
+the allowlisted public paths answer a caller without a known token.
 """
 
 from __future__ import annotations
@@ -11,19 +13,80 @@ import asyncio
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from langgraph_sdk import Auth
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
 
+from server.auth import authenticate
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
+from server.users import directory, is_dev_token, is_loopback
 from server.watcher import Watcher
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+PUBLIC_PATHS = frozenset({"/ok", "/app", "/app-config"})
+"""What answers GET without a token: the health check, the web app's entry and its sign-in config."""
+PUBLIC_PREFIXES = ("/app/",)
+"""The web app's files."""
+
+
+class TokenRequired:
+    """Refuse with 401, before any route runs, a request outside `PUBLIC_PATHS` without a known token.
+
+    langgraph_api serves some routes without its auth middleware (`/metrics`, `/docs`,
+    `/openapi.json`, `/info` unless `http.disable_meta`; under `langgraph dev` also
+    `/internal/*` and `/deploy`), and a custom route cannot shadow them; this app's own
+    middleware runs around all of them. A published `dev-*` token is refused unless it comes
+    over loopback. The server's own in-process calls (`root_path` `/noauth`, which no
+    request can set) and CORS preflights pass; the routes behind still check as before.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        """Guard `app`."""
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a public, in-process or authenticated request on; answer 401 to the rest."""
+        if scope["type"] != "http" or _passes_unchecked(scope):
+            await self.app(scope, receive, send)
+            return
+        authorization = Headers(scope=scope).get("authorization")
+        token = (authorization or "").partition(" ")[2].strip()
+        client = scope.get("client")
+        detail = None
+        if is_dev_token(token) and not is_loopback(client[0] if client else None):
+            detail = "Development tokens work only from this machine; send your own token."
+        else:
+            try:
+                await authenticate(authorization)
+            except Auth.exceptions.HTTPException as refusal:
+                detail = str(refusal.detail)
+        if detail is not None:
+            await JSONResponse({"detail": detail}, status_code=401)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _passes_unchecked(scope: Scope) -> bool:
+    path, method = str(scope.get("path") or ""), scope.get("method")
+    root_path = str(scope.get("root_path") or "")
+    if root_path == "/noauth" or root_path.startswith("/noauth/"):
+        return True
+    if method in {"GET", "HEAD"} and (path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)):
+        return True
+    return method == "OPTIONS" and "access-control-request-method" in Headers(scope=scope)
+
 
 @asynccontextmanager
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-    """Recover what a crash of `langgraph dev` left behind, before the server takes requests."""
+    """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
+    directory()  # a malformed HITL_USERS, or dev tokens outside dev mode, stop the start here
     await recover_after_crash()
     watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
     try:
@@ -32,4 +95,4 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         watcher.cancel()
 
 
-app = Starlette(routes=ROUTES, lifespan=lifespan)
+app = Starlette(routes=ROUTES, lifespan=lifespan, middleware=[Middleware(TokenRequired)])

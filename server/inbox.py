@@ -16,13 +16,22 @@ from typing import TYPE_CHECKING, Any
 from server.pending_index import INDEX, IndexedRow, RowKey, row_key, rows_of
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from langgraph_sdk.client import LangGraphClient
 
+    from server.records import Escalation
     from server.resume_gate import Pending
     from server.users import User
 
 TOTALS_KEPT = 256
 """Totals remembered per index version (one per user and filter), since counting is O(n)."""
+MAX_PAGE = 500
+MAX_CURSOR_CHARS = 1024
+"""A cursor this server makes is a few hundred characters; longer ones are refused unread."""
+MAX_FILTER_CHARS = 200
+ROW_KEY_PARTS = 4
+"""A cursor decodes to the four parts of a `RowKey`."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,31 @@ class InboxQuery:
     limit: int = 50
     after: RowKey | None = None
 
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> InboxQuery:
+        """The query `GET /inbox?agent=&tool=&limit=&cursor=` asks for.
+
+        Raises:
+            ValueError: naming the parameter that is wrong and what it must be.
+        """
+        raw_limit = params.get("limit", str(cls.limit))
+        if not (raw_limit.isascii() and raw_limit.isdigit() and len(raw_limit) <= len(str(MAX_PAGE))):
+            msg = f"limit must be a whole number between 1 and {MAX_PAGE} (got {raw_limit[:20]!r})"
+            raise ValueError(msg)
+        limit = int(raw_limit)
+        if not 1 <= limit <= MAX_PAGE:
+            msg = f"limit must be between 1 and {MAX_PAGE} (got {limit})"
+            raise ValueError(msg)
+        filters = {}
+        for name in ("agent", "tool"):
+            value = params.get(name) or None
+            if value is not None and (len(value) > MAX_FILTER_CHARS or not value.isprintable()):
+                msg = f"{name} must be a name of at most {MAX_FILTER_CHARS} printable characters"
+                raise ValueError(msg)
+            filters[name] = value
+        after = cls.decode_cursor(params.get("cursor"))
+        return cls(agent=filters["agent"], tool=filters["tool"], limit=limit, after=after)
+
     @staticmethod
     def decode_cursor(cursor: str | None) -> RowKey | None:
         """The position a cursor points after.
@@ -43,12 +77,21 @@ class InboxQuery:
         """
         if not cursor:
             return None
+        msg = "cursor is not one this server returned; start again without it"
+        if len(cursor) > MAX_CURSOR_CHARS or not cursor.isascii():
+            raise ValueError(msg)
         try:
-            since, thread_id, interrupt_id, index = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-            return str(since), str(thread_id), str(interrupt_id), int(index)
-        except (ValueError, TypeError) as error:
-            msg = "cursor is not one this server returned"
+            key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        except (ValueError, TypeError, RecursionError) as error:
             raise ValueError(msg) from error
+        if not (
+            isinstance(key, list)
+            and len(key) == ROW_KEY_PARTS
+            and all(isinstance(part, str) for part in key[:3])
+            and type(key[3]) is int
+        ):
+            raise ValueError(msg)
+        return key[0], key[1], key[2], key[3]
 
     def keeps(self, user: User) -> Any:  # noqa: ANN401  (a row predicate)
         """The predicate for rows `user` may decide that match this query's filters."""
@@ -69,10 +112,18 @@ def encode_cursor(item: dict[str, Any]) -> str:
 
 
 def items_of(
-    thread: dict[str, Any], pending_list: list[Pending], user: User, now: datetime
+    thread: dict[str, Any],
+    pending_list: list[Pending],
+    escalations: Mapping[str, Escalation],
+    user: User,
+    now: datetime,
 ) -> list[dict[str, Any]]:
     """The inbox rows of one thread that `user` may decide, with their age at `now`."""
-    return [with_age(row, now) for row, kept in rows_of(thread, pending_list) if kept.visible_to(user)]
+    return [
+        with_age(row, now)
+        for row, kept in rows_of(thread, pending_list, escalations)
+        if kept.visible_to(user)
+    ]
 
 
 def with_age(row: dict[str, Any], now: datetime) -> dict[str, Any]:

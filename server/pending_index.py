@@ -18,6 +18,7 @@ Each process keeps its own index; the runtime's database stays the truth.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,16 +26,19 @@ from typing import TYPE_CHECKING, Any
 
 from sortedcontainers import SortedList
 
+from server import records
 from server.resume_gate import Pending
 from server.users import User
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Mapping
 
     from langgraph_sdk.client import LangGraphClient
 
+    from server.records import Escalation
     from server.users import Decider
 
+logger = logging.getLogger(__name__)
 SEARCH_PAGE = 1000
 SERVER_VIEW = User(identity="system", role="supervisor")
 FIELDS = ["thread_id", "updated_at", "metadata", "interrupts", "status"]
@@ -62,15 +66,23 @@ class IndexedRow:
         return all(user.may_decide(d, self.owner) for d in self.deciders)
 
 
-def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[tuple[dict[str, Any], IndexedRow]]:
-    """The inbox rows of one thread (without their age), each with what the index keeps of it."""
-    metadata = thread.get("metadata") or {}
-    owner = metadata.get("owner")
+def rows_of(
+    thread: dict[str, Any], pending_list: list[Pending], escalations: Mapping[str, Escalation]
+) -> list[tuple[dict[str, Any], IndexedRow]]:
+    """The inbox rows of one thread (without their age), each with what the index keeps of it.
+
+    Who decides and until when come from the server's `escalations` records; of the thread's
+    metadata only strings are read (`owner`, set by the server; `graph_id`, a filter only).
+    """
+    metadata = thread.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    owner, graph_id = (v if isinstance(v := metadata.get(k), str) else None for k in ("owner", "graph_id"))
     since = str(thread.get("updated_at") or "")
-    escalations = metadata.get("escalations") or {}
+    roles = records.roles(escalations)
     rows = []
     for listed in pending_list:
-        pending = listed.escalated(metadata)
+        pending = listed.escalated(roles)
+        escalation = escalations.get(pending.id)
         deciders = frozenset(pending.deciders)
         for index, action in enumerate(actions_of(pending)):
             row = {
@@ -79,7 +91,7 @@ def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[tuple[d
                 "action_index": index,
                 "kind": action["kind"],
                 "agent": action["agent"],
-                "graph_id": metadata.get("graph_id"),
+                "graph_id": graph_id,
                 "tool": action["tool"],
                 "tool_call_id": action["tool_call_id"],
                 "args": action["args"],
@@ -88,7 +100,7 @@ def rows_of(thread: dict[str, Any], pending_list: list[Pending]) -> list[tuple[d
                 "required_role": max(deciders),
                 "owner": owner,
                 "created_at": since,
-                "deadline": (escalations.get(pending.id) or {}).get("deadline", pending.deadline),
+                "deadline": escalation.deadline.isoformat() if escalation else pending.deadline,
                 "escalated": pending.escalated_to is not None,
             }
             kept = IndexedRow(row_key(row), row["agent"], row["graph_id"], row["tool"], deciders, owner)
@@ -163,6 +175,7 @@ class Entry:
 
     thread: dict[str, Any]
     pending: list[Pending]
+    escalations: dict[str, Escalation]
     keys: tuple[RowKey, ...]
 
 
@@ -180,6 +193,8 @@ class PendingIndex:
         self.rows: dict[RowKey, IndexedRow] = {}
         self.order: SortedList = SortedList()
         self.marks: dict[str, datetime] = {}
+        self.escalations: dict[str, dict[str, Escalation]] = {}
+        """The server's escalation records, by thread (`server.records`), re-read on each pass."""
         self.version = 0
         self.loaded = False
         self.seen_until = ""
@@ -203,12 +218,19 @@ class PendingIndex:
             if time.monotonic() - self.full_at >= self.FULL_EVERY_SECONDS:
                 await self._read_all(client)
             else:
+                await self._load_escalations(client)
                 await self._read_changes(client)
             await self._read_marked(client)
 
-    def threads(self) -> list[tuple[dict[str, Any], list[Pending]]]:
-        """Every indexed thread and what waits on it (a copy: the index may change meanwhile)."""
-        return [(e.thread, e.pending) for e in self.entries.values()]
+    def escalate(self, escalation: Escalation) -> None:
+        """This process recorded `escalation`: its rows change now (other processes' on their next pass)."""
+        self.escalations.setdefault(escalation.thread_id, {})[escalation.interrupt_id] = escalation
+        if (entry := self.entries.get(escalation.thread_id)) is not None:
+            self._put(escalation.thread_id, entry.thread, entry.pending)
+
+    def threads(self) -> list[Entry]:
+        """Every indexed thread with what waits on it (a copy: the index may change meanwhile)."""
+        return list(self.entries.values())
 
     def page(self, after: RowKey | None, limit: int, keep: Any) -> tuple[list[dict[str, Any]], bool]:  # noqa: ANN401  (a row predicate)
         """Up to `limit` rows after `after` that `keep` accepts, oldest first, and whether more follow."""
@@ -224,7 +246,9 @@ class PendingIndex:
         built: dict[str, dict[RowKey, dict[str, Any]]] = {}
         for thread_id in dict.fromkeys(key[1] for key in keys):
             entry = self.entries[thread_id]
-            built[thread_id] = {kept.key: row for row, kept in rows_of(entry.thread, entry.pending)}
+            built[thread_id] = {
+                kept.key: row for row, kept in rows_of(entry.thread, entry.pending, entry.escalations)
+            }
         return [built[key[1]][key] for key in keys], more
 
     def count(self, keep: Any) -> int:  # noqa: ANN401  (a row predicate)
@@ -234,15 +258,30 @@ class PendingIndex:
     async def _read_all(self, client: LangGraphClient) -> None:
         started = time.monotonic()
         newest = await self._newest(client)
-        found = {}
+        await self._load_escalations(client)
+        found, unread = {}, set()
         async for thread in interrupted_threads(client):
-            found[str(thread["thread_id"])] = (thread, await pending_of(client, thread))
-        for thread_id in set(self.entries) - set(found):
+            try:
+                found[str(thread["thread_id"])] = (thread, await pending_of(client, thread))
+            except Exception:  # one unreadable thread keeps its old rows; the others are read
+                logger.exception("inbox: could not read thread %s", thread.get("thread_id"))
+                unread.add(str(thread.get("thread_id")))
+        for thread_id in set(self.entries) - set(found) - unread:
             self._drop(thread_id)
         for thread_id, (thread, pending) in found.items():
             self._put(thread_id, thread, pending)
             self._settle(thread)
         self.seen_until, self.full_at, self.loaded = newest, started, True
+
+    async def _load_escalations(self, client: LangGraphClient) -> None:
+        """Re-read every escalation record; rebuild the rows of threads whose records changed."""
+        loaded = await records.all_escalations(client)
+        before = self.escalations
+        changed = {t for t in loaded.keys() | before.keys() if loaded.get(t) != before.get(t)}
+        self.escalations = loaded
+        for thread_id in changed & self.entries.keys():
+            entry = self.entries[thread_id]
+            self._put(thread_id, entry.thread, entry.pending)
 
     async def _read_changes(self, client: LangGraphClient) -> None:
         offset, newest = 0, self.seen_until
@@ -282,7 +321,12 @@ class PendingIndex:
             self.marks.pop(thread_id, None)
             return
         if thread.get("status") == "interrupted":
-            self._put(thread_id, thread, await pending_of(client, thread))
+            try:
+                pending = await pending_of(client, thread)
+            except Exception:  # one unreadable thread keeps its old rows; the others are read
+                logger.exception("inbox: could not read thread %s", thread_id)
+                return
+            self._put(thread_id, thread, pending)
         else:
             self._drop(thread_id)
         self._settle(thread)
@@ -301,15 +345,26 @@ class PendingIndex:
             del self.marks[thread_id]
 
     def _put(self, thread_id: str, thread: dict[str, Any], pending: list[Pending]) -> None:
+        ids = {p.id for p in pending}
+        escalations = {i: e for i, e in self.escalations.get(thread_id, {}).items() if i in ids}
         current = self.entries.get(thread_id)
-        if current is not None and current.thread == thread and current.pending == pending:
+        if (
+            current is not None
+            and current.thread == thread
+            and current.pending == pending
+            and current.escalations == escalations
+        ):
             return
         self._drop(thread_id)
-        kept = [indexed for _, indexed in rows_of(thread, pending)]
+        try:
+            kept = [indexed for _, indexed in rows_of(thread, pending, escalations)]
+        except Exception:  # a thread the index cannot read is skipped, never the whole inbox
+            logger.exception("inbox: skipping thread %s, its record could not be read", thread_id)
+            return
         for indexed in kept:
             self.rows[indexed.key] = indexed
             self.order.add(indexed.key)
-        self.entries[thread_id] = Entry(thread, pending, tuple(i.key for i in kept))
+        self.entries[thread_id] = Entry(thread, pending, escalations, tuple(i.key for i in kept))
         self.version += 1
 
     def _drop(self, thread_id: str) -> None:

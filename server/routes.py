@@ -16,7 +16,7 @@ from starlette.staticfiles import StaticFiles
 from hitl.settings import get_settings
 from server import allowances, audit, inbox
 from server.access import as_server
-from server.users import User, directory
+from server.users import User, directory, is_loopback
 
 if TYPE_CHECKING:
     from starlette.datastructures import URLPath
@@ -45,26 +45,19 @@ async def audit_trail(request: Request) -> JSONResponse:
 
 
 async def inbox_page(request: Request) -> JSONResponse:
-    """GET /inbox?agent=&tool=&limit=&cursor=: pending approvals the caller may decide, oldest first."""
-    params = request.query_params
+    """GET /inbox?agent=&tool=&limit=&cursor=: pending approvals the caller may decide, oldest first.
+
+    A parameter this server cannot read is a 400 naming it, never a 500.
+    """
     try:
-        limit = int(params.get("limit", "50"))
-        query = inbox.InboxQuery(
-            agent=params.get("agent") or None,
-            tool=params.get("tool") or None,
-            limit=limit,
-            after=inbox.InboxQuery.decode_cursor(params.get("cursor")),
-        )
+        query = inbox.InboxQuery.from_params(request.query_params)
     except ValueError as error:
-        return JSONResponse({"detail": f"Bad inbox query: {error}"}, status_code=422)
-    if not 1 <= limit <= MAX_PAGE:
-        return JSONResponse({"detail": f"limit must be between 1 and {MAX_PAGE}"}, status_code=422)
+        return JSONResponse({"detail": f"Bad inbox query: {error}"}, status_code=400)
     with as_server():
         page = await inbox.page_of(get_client(), request_user(request), query)
     return JSONResponse(page)
 
 
-MAX_PAGE = 500
 ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}", audit_trail, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
@@ -131,9 +124,13 @@ class WebApp:
         await response(scope, receive, send)
 
 
-async def app_config(_request: Request) -> JSONResponse:
-    """GET /app-config: what the sign-in page offers; dev users and their tokens only in dev mode."""
-    if not get_settings().hitl_dev_mode:
+async def app_config(request: Request) -> JSONResponse:
+    """GET /app-config: what the sign-in page offers; no secret unless in dev mode and over loopback.
+
+    Dev users and their tokens are offered only with HITL_DEV_MODE=true and to a page opened
+    from this machine; everyone else gets the same answer as outside dev mode.
+    """
+    if not (get_settings().hitl_dev_mode and is_loopback(request.client.host if request.client else None)):
         return JSONResponse({"dev_users": []})
     users = []
     for entry in filter(None, (e.strip() for e in get_settings().hitl_users.split(","))):

@@ -1,11 +1,14 @@
 """Who may call the server: bearer tokens mapped to users and their roles.
 
 Read from `HITL_USERS` (dev users in `.env.example`); production sets its own list or
-replaces `UserDirectory.authenticate` with a call to its identity provider.
+replaces `UserDirectory.authenticate` with a call to its identity provider. The published
+`dev-*` tokens work only in dev mode (`HITL_DEV_MODE=true` in the environment) and only
+over loopback; outside dev mode they stop the server at start.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, get_args
@@ -18,6 +21,8 @@ if TYPE_CHECKING:
 Role = Literal["requester", "reviewer", "supervisor"]
 ROLES: tuple[Role, ...] = get_args(Role)
 SYSTEM_ACTOR = "system"
+DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
+"""Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,44 @@ class UserDirectory:
         return list(self._by_token.values())
 
 
+def is_dev_token(token: str) -> bool:
+    """Whether `token` is one of the published development tokens."""
+    return token.startswith(DEV_TOKEN_PREFIX)
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether a request came from this machine (`request.client.host`)."""
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_dev_tokens(spec: str, *, dev_mode: bool) -> None:
+    """Refuse published `dev-*` tokens in `spec` (HITL_USERS) unless in dev mode.
+
+    Raises:
+        ValueError: naming HITL_USERS, the users concerned and how to fix it.
+    """
+    entries = filter(None, (e.strip() for e in spec.split(",")))
+    named = [entry.split(":", 1)[0] for entry in entries if is_dev_token(entry.split(":", 2)[-1])]
+    if named and not dev_mode:
+        msg = (
+            f"HITL_USERS gives {', '.join(named)} a published development token ({DEV_TOKEN_PREFIX}*), "
+            "and HITL_DEV_MODE is not true in the environment. Give each user a secret token in HITL_USERS "
+            "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`), or run `make dev` "
+            "(HITL_DEV_MODE=true, loopback only) for local development."
+        )
+        raise ValueError(msg)
+
+
 @lru_cache(maxsize=1)
 def directory() -> UserDirectory:
-    """The process's user directory, from the settings."""
-    return UserDirectory(get_settings().hitl_users)
+    """The process's user directory, from the settings (dev tokens only in dev mode).
+
+    Raises:
+        ValueError: for a malformed HITL_USERS, or dev tokens outside dev mode.
+    """
+    settings = get_settings()
+    check_dev_tokens(settings.hitl_users, dev_mode=settings.hitl_dev_mode)
+    return UserDirectory(settings.hitl_users)

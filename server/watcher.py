@@ -5,7 +5,9 @@ threads (as the inbox does), POSTs a notice for approvals not yet announced, and
 approval past its deadline either escalates it (the next role up must decide; notice sent)
 or answers it as the `system` actor through `server.auth.gate_resume`, the same checked,
 claimed and audited path a person's answer takes. A deadline that passed while the server
-was down is handled on the first pass after start.
+was down is handled on the first pass after start. Escalations, the graph a thread resumes
+with and the notices sent are server records (`server.records`), never thread metadata;
+one thread that cannot be handled is logged and skipped, never the end of the pass.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph_sdk import get_client
 
 from hitl.deadlines import ESCALATES_TO
 from hitl.settings import Settings, get_settings
-from server import audit, inbox, notify
+from server import audit, inbox, notify, records
 from server.access import as_server
 from server.auth import gate_resume
 from server.pending_index import INDEX
@@ -28,6 +30,9 @@ from server.users import SYSTEM_ACTOR, User
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
+    from hitl.contracts import Decider
+    from server.pending_index import Entry
+    from server.records import Escalation
     from server.resume_gate import Pending
 
 logger = logging.getLogger(__name__)
@@ -57,7 +62,8 @@ class Watcher:
     def __init__(self, settings: Settings | None = None) -> None:
         """Use `settings` (the process settings by default)."""
         self.settings = settings or get_settings()
-        self.announced: set[str] = set()
+        self.announced: set[str] | None = None
+        """Notice keys known to be sent: a cache of the store's records, loaded on the first pass."""
 
     async def run(self) -> None:
         """Pass, sleep, repeat; a failing pass is logged and the next one runs."""
@@ -69,49 +75,86 @@ class Watcher:
             await asyncio.sleep(self.settings.hitl_watch_interval)
 
     async def tick(self, now: datetime | None = None) -> None:
-        """One pass: notices for new approvals, outcomes for expired ones."""
+        """One pass: notices for new approvals, outcomes for expired ones; each thread on its own."""
         now = now or datetime.now(UTC)
         client = get_client()
         with as_server():
             await INDEX.refresh(client)
-            for thread, waiting in INDEX.threads():
-                metadata = thread.get("metadata") or {}
-                for pending in waiting:
-                    current = pending.escalated(metadata)
-                    if self.settings.hitl_notify_url and pending.id not in self.announced:
-                        await self.announce(thread, current, now, "approval_pending")
-                    if (deadline := _deadline(current, metadata)) and now >= deadline:
-                        await self.expire(client, thread, current, now)
+            if self.settings.hitl_notify_url and self.announced is None:
+                self.announced = await records.notices_sent(client)
+            for entry in INDEX.threads():
+                try:
+                    await self.watch(client, entry, now)
+                except Exception:  # one thread never stops the pass
+                    logger.exception("watcher: thread %s skipped this pass", entry.thread.get("thread_id"))
 
-    async def announce(self, thread: dict[str, Any], pending: Pending, now: datetime, event: str) -> None:
-        """POST one notice for `pending` (once per interrupt per event)."""
-        self.announced.add(pending.id if event == "approval_pending" else f"{pending.id}:{event}")
-        for item in inbox.items_of(thread, [pending], SYSTEM, now)[:1]:
+    async def watch(self, client: LangGraphClient, entry: Entry, now: datetime) -> None:
+        """Notices and deadlines of one thread."""
+        roles = records.roles(entry.escalations)
+        for pending in entry.pending:
+            current = pending.escalated(roles)
+            escalation = entry.escalations.get(pending.id)
+            if self.settings.hitl_notify_url:
+                await self.announce(client, entry.thread, current, escalation, now, "approval_pending")
+            if (deadline := _deadline(current, escalation)) and now >= deadline:
+                await self.expire(client, entry.thread, current, escalation, now)
+
+    async def announce(  # noqa: PLR0913, PLR0917  (the thread, its approval and record, what to say)
+        self,
+        client: LangGraphClient,
+        thread: dict[str, Any],
+        pending: Pending,
+        escalation: Escalation | None,
+        now: datetime,
+        event: str,
+    ) -> None:
+        """POST one notice for `pending` (once per interrupt per event, across restarts and processes)."""
+        key = records.notice_key(pending.id, event)
+        announced = self.announced if self.announced is not None else set()
+        if key in announced:
+            return
+        announced.add(key)
+        if not await records.mark_notice(client, str(thread["thread_id"]), key):
+            return
+        escalations = {pending.id: escalation} if escalation else {}
+        for item in inbox.items_of(thread, [pending], escalations, SYSTEM, now)[:1]:
             await notify.send_notice(
                 self.settings.hitl_notify_url, notify.pause_notice(item, self.settings.hitl_public_url, event)
             )
 
     async def expire(
-        self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime
+        self,
+        client: LangGraphClient,
+        thread: dict[str, Any],
+        pending: Pending,
+        escalation: Escalation | None,
+        now: datetime,
     ) -> None:
         """Escalate `pending` once, or answer it with a rejection as the system actor."""
         value = pending.value if isinstance(pending.value, dict) else {}
         thread_id = str(thread["thread_id"])
-        metadata = thread.get("metadata") or {}
-        if value.get("on_expiry") == "escalate" and pending.escalated_to is None:
+        if value.get("on_expiry") == "escalate" and escalation is None:
             await self.escalate(client, thread, pending, now)
             return
-        reason = f"Expired: nobody decided before {_deadline(pending, metadata):%Y-%m-%d %H:%M:%S %Z}."
+        deadline = _deadline(pending, escalation)
+        reason = f"Expired: nobody decided before {deadline:%Y-%m-%d %H:%M:%S %Z}."
         answer = expiry_answer(pending, reason)
         if answer is None:
             return
+        graph_id = await records.graph_of(client, thread_id)
+        if graph_id is None:
+            logger.warning("expiry of %s skipped: no recorded graph for thread %s", pending.id, thread_id)
+            return
+        metadata = thread.get("metadata")
+        owner = metadata.get("owner") if isinstance(metadata, dict) else None
+        owner = owner if isinstance(owner, str) else None
         command: dict[str, Any] = {"resume": {pending.id: answer}}
         try:
-            await gate_resume(SYSTEM, thread_id, metadata.get("owner"), [pending], command)
+            await gate_resume(SYSTEM, thread_id, owner, [pending], command)
         except Exception as refusal:  # noqa: BLE001  (a person answered first: nothing to do)
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return
-        await client.runs.create(thread_id, str(metadata.get("graph_id") or "support"), command=command)  # type: ignore[call-overload]
+        await client.runs.create(thread_id, graph_id, command=command)  # type: ignore[call-overload]
         INDEX.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
 
     async def escalate(
@@ -120,27 +163,32 @@ class Watcher:
         """Record that `pending` now needs a supervisor, with its own deadline; audit and announce it."""
         value = pending.value if isinstance(pending.value, dict) else {}
         thread_id = str(thread["thread_id"])
-        metadata = thread.get("metadata") or {}
-        seconds = float(value.get("escalated_seconds") or self.settings.escalation_deadline_seconds)
-        record = {
-            "required_role": ESCALATES_TO,
-            "escalated_at": now.isoformat(),
-            "deadline": (now + timedelta(seconds=seconds)).isoformat(),
-        }
-        escalations = {**(metadata.get("escalations") or {}), pending.id: record}
-        await client.threads.update(thread_id, metadata={"escalations": escalations})
-        INDEX.mark(thread_id)
-        escalated = {**thread, "metadata": {**metadata, "escalations": escalations}}
+        seconds = value.get("escalated_seconds")
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
+            seconds = self.settings.escalation_deadline_seconds
+        role = cast("Decider", ESCALATES_TO)
+        deadline = now + timedelta(seconds=float(seconds))
+        escalation = records.Escalation(thread_id, pending.id, role, now, deadline)
+        await records.put_escalation(client, escalation)
+        INDEX.escalate(escalation)
         await audit.write(
             client, [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
         )
         if self.settings.hitl_notify_url:
-            await self.announce(
-                escalated, pending.escalated(escalated["metadata"]), now, "approval_escalated"
-            )
+            escalated = pending.escalated(records.roles({pending.id: escalation}))
+            await self.announce(client, thread, escalated, escalation, now, "approval_escalated")
 
 
-def _deadline(pending: Pending, metadata: dict[str, Any]) -> datetime | None:
-    record = (metadata.get("escalations") or {}).get(pending.id)
-    stamp = record["deadline"] if record else pending.deadline
-    return datetime.fromisoformat(stamp) if stamp else None
+def _deadline(pending: Pending, escalation: Escalation | None) -> datetime | None:
+    """When `pending` expires: its escalation's deadline, else its policy's (None: never)."""
+    if escalation is not None:
+        return escalation.deadline
+    stamp = pending.deadline
+    if not isinstance(stamp, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        logger.warning("approval %s has an unreadable deadline %r; it never expires", pending.id, stamp)
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

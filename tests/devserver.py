@@ -78,6 +78,7 @@ def start_dev_server(
         "DATA_DIR": str(data),
         "MODEL": "scripted",
         "HITL_USERS": dev_users(),
+        "HITL_DEV_MODE": "true",  # the dev-* tokens of .env.example work only in dev mode
         **(env_overrides or {}),
     }
     env.pop("OPENAI_API_KEY", None)

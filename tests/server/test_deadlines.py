@@ -2,7 +2,8 @@
 
 A second `langgraph dev` (this module's own, via `start_dev_server`) runs with short
 deadlines, a fast watcher and `HITL_NOTIFY_URL` pointing at a small HTTP receiver on
-loopback. Waiting is bounded polling, never a timing assertion.
+loopback. Waiting is bounded polling, never a timing assertion. Escalations are server
+records (`server.records`), never the thread's owner-writable metadata.
 """
 
 from __future__ import annotations
@@ -139,10 +140,11 @@ async def test_an_escalated_refund_needs_a_supervisor(as_user, short_server):
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
 
     async def escalated():
-        thread = await requester.threads.get(thread_id)
-        return (thread["metadata"] or {}).get("escalations")
+        rows = (await supervisor.http.get("/inbox", params={"limit": 500}))["items"]
+        return [r for r in rows if r["thread_id"] == thread_id and r["escalated"]]
 
     await until(escalated)
+    assert "escalations" not in ((await requester.threads.get(thread_id))["metadata"] or {})
     reviewer_rows = (await reviewer.http.get("/inbox", params={"limit": 500}))["items"]
     supervisor_rows = (await supervisor.http.get("/inbox", params={"limit": 500}))["items"]
     assert thread_id not in {r["thread_id"] for r in reviewer_rows}
@@ -223,3 +225,55 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
         assert second.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
     finally:
         stop(second.process)
+
+
+async def test_escalations_an_owner_writes_into_metadata_change_nothing(as_user, short_server):
+    """owner PATCHes metadata.escalations (an 'owner' decider, garbage) and graph_id: neither is honoured.
+
+    The requester still may not approve their own 899 refund, the inbox answers 200 with the
+    policy's decider, and the watcher still escalates that refund and expires another thread
+    whose metadata names another graph (resumed with the graph the server knows, not "ops").
+    """
+    requester, supervisor = as_user("requester1"), as_user("supervisor1")
+    big_order, mail_order = add_order(short_server.services, 899), add_order(short_server.services, 30)
+    big, thread = await start(requester, phrases.refund_in_full(big_order))
+    interrupt_id = next(iter(thread["interrupts"].values()))[0]["id"]
+    mail, _ = await start(requester, phrases.email_customer(mail_order))
+    await requester.threads.update(
+        big,
+        metadata={
+            "escalations": {interrupt_id: {"required_role": "owner"}, "x": 5, "y": [1, {"z": None}]},
+        },
+    )
+    await requester.threads.update(mail, metadata={"escalations": "garbage", "graph_id": "ops"})
+    with refused(403):
+        await requester.runs.wait(big, "support", command=decisions(APPROVE))
+    assert big not in {r["thread_id"] for r in (await requester.http.get("/inbox"))["items"]}
+    rows = (await supervisor.http.get("/inbox", params={"limit": 500}))["items"]
+    [row] = [r for r in rows if r["thread_id"] == big]
+    assert (row["required_role"], row["escalated"]) == ("supervisor", False)
+
+    async def mail_expired():
+        return (await requester.threads.get(mail))["status"] == "idle"
+
+    await until(mail_expired)
+    records = (await requester.http.get(f"/audit/{mail}"))["records"]
+    assert [(r["reviewer"], r["decision"]) for r in records][-1] == ("system", "reject")
+    assert short_server.services.outbox.sent_to(f"{mail_order.lower()}@example.com") == []
+
+    async def big_escalated():
+        records = (await requester.http.get(f"/audit/{big}"))["records"]
+        return [r for r in records if r["decision"] == "escalated"]
+
+    await until(big_escalated)
+    assert short_server.services.payments.refunds_for(big_order) == []
+
+
+async def test_the_servers_records_are_closed_to_clients(as_user):
+    """store: no client, a supervisor included, reads or writes the hitl_records namespace."""
+    for user in ("requester1", "supervisor1"):
+        client = as_user(user)
+        with refused(403, "server's own"):
+            await client.store.put_item(("hitl_records", "escalations", "t"), "i", {"required_role": "owner"})
+        with refused(403, "server's own"):
+            await client.store.search_items(("hitl_records",))

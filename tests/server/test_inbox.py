@@ -79,11 +79,11 @@ async def test_pages_stay_stable_while_approvals_are_resolved(requester, supervi
     assert set(started) <= set(seen)
 
 
-async def test_a_bad_cursor_or_limit_is_a_clear_422(supervisor):
-    """bad input: an invented cursor and a zero limit are refused with a message."""
-    with refused(422, "cursor"):
+async def test_a_bad_cursor_or_limit_is_a_clear_400(supervisor):
+    """bad input: an invented cursor and a zero limit get 400 and a message (see test_edges_inbox_params)."""
+    with refused(400, "cursor"):
         await inbox(supervisor, cursor="not-a-cursor")
-    with refused(422, "limit"):
+    with refused(400, "limit"):
         await inbox(supervisor, limit=0)
 
 

@@ -1,7 +1,9 @@
 """How the server serves the web app: its files and sign-in config without a token, the API never.
 
 A browser cannot send a bearer token for the page that asks for one, so `/app/*` and `/app-config`
-answer GET without one (`server.routes.PublicRoute`); every other route still needs a known token.
+answer GET without one (`server.routes.PublicRoute`); every other route still needs a known token
+(`server.app.TokenRequired`; the server's own meta routes are checked in
+`tests/server/test_edges_public_routes.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from starlette.testclient import TestClient
 from hitl.settings import get_settings
 from server import routes
 from server.users import directory
+from tests.devserver import DEV_TOKENS
 
 DEV_USERS = "ann:requester:tok-ann,bob:supervisor:tok-bob:with-colon"
 
@@ -37,10 +40,11 @@ def test_the_app_and_its_assets_load_without_a_token(server):
 
 
 @pytest.mark.server
-def test_app_config_answers_without_a_token_and_offers_no_tokens_outside_dev_mode(server):
-    """GET /app-config needs no token; the session's server is not in dev mode, so it lists nobody."""
+def test_app_config_answers_without_a_token_and_offers_dev_users_over_loopback_in_dev_mode(server):
+    """GET /app-config needs no token; the session's server is in dev mode, so loopback gets the dev users."""
     answer = httpx.get(f"{server.url}/app-config")
-    assert (answer.status_code, answer.json()) == (200, {"dev_users": []})
+    assert answer.status_code == 200
+    assert {u["name"]: u["token"] for u in answer.json()["dev_users"]} == DEV_TOKENS
 
 
 @pytest.mark.server
@@ -54,6 +58,14 @@ def test_app_config_answers_without_a_token_and_offers_no_tokens_outside_dev_mod
         ("GET", f"/threads/{uuid.uuid4()}"),
         ("POST", "/app/"),
         ("POST", "/app-config"),
+        ("GET", "/metrics"),
+        ("GET", "/docs"),
+        ("GET", "/openapi.json"),
+        ("GET", "/info"),
+        ("GET", "/"),
+        ("POST", "/internal/truncate"),
+        ("GET", f"/internal/debug/thread/{uuid.uuid4()}"),
+        ("GET", "/deploy"),
     ],
 )
 @pytest.mark.parametrize("authorization", [None, "Bearer not-a-known-token"])
@@ -75,22 +87,30 @@ def settings_from_env(monkeypatch):
     directory.cache_clear()
 
 
-def app_config(monkeypatch, *, dev_mode: str) -> dict:
+def app_config(monkeypatch, *, dev_mode: str, host: str = "127.0.0.1") -> dict:
     monkeypatch.setenv("HITL_DEV_MODE", dev_mode)
     get_settings.cache_clear()
-    with TestClient(Starlette(routes=[routes.PublicRoute(Route("/app-config", routes.app_config))])) as c:
+    app = Starlette(routes=[routes.PublicRoute(Route("/app-config", routes.app_config))])
+    with TestClient(app, client=(host, 50000)) as c:
         return c.get("/app-config").json()
 
 
 def test_dev_mode_offers_every_user_with_the_token_that_signs_them_in(settings_from_env):
-    """HITL_DEV_MODE=true: each HITL_USERS entry with its role and token (a token may contain ':')."""
+    """Dev mode, loopback: each HITL_USERS entry with its role and token (a token may contain ':')."""
     assert app_config(settings_from_env, dev_mode="true") == {
         "dev_users": [
             {"name": "ann", "role": "requester", "token": "tok-ann"},
             {"name": "bob", "role": "supervisor", "token": "tok-bob:with-colon"},
         ]
     }
+    assert app_config(settings_from_env, dev_mode="true", host="::1")["dev_users"]
     assert app_config(settings_from_env, dev_mode="false") == {"dev_users": []}
+
+
+@pytest.mark.parametrize("host", ["192.168.1.20", "10.0.0.7", "2001:db8::1", "testclient"])
+def test_dev_mode_offers_no_token_to_a_visitor_from_another_machine(settings_from_env, host):
+    """HITL_DEV_MODE=true, but the request did not come over loopback: no users, no tokens."""
+    assert app_config(settings_from_env, dev_mode="true", host=host) == {"dev_users": []}
 
 
 def test_without_a_build_the_app_says_how_to_make_one(tmp_path):
