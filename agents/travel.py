@@ -45,14 +45,15 @@ def make_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `travel` agent; defaults come from the settings."""
     settings = settings or get_settings()
-    own, subagents = _parts((lambda: services) if services else default_services)
+    lookup = (lambda: services) if services else default_services
+    own, subagents = _parts(lookup)
     return build_deep_agent(
         NAME,
         settings=settings,
         model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=own,
-        policy=travel_policy(),
+        policy=travel_policy(lookup),
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
@@ -62,7 +63,7 @@ def make_graph(
 def policy_catalog(_settings: Settings | None = None) -> PolicyCatalog:
     """The tools and gates a run's policy override may name for `travel`."""
     own, subagents = _parts(default_services)
-    return catalog_of(NAME, tools=own, policy=travel_policy(), subagents=subagents)
+    return catalog_of(NAME, tools=own, policy=travel_policy(default_services), subagents=subagents)
 
 
 def _parts(services: Callable[[], Services]) -> tuple[list[BaseTool], list[SubagentSpec]]:

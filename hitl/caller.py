@@ -4,6 +4,9 @@ The LangGraph server writes the authenticated user into every run's `configurabl
 (`langgraph_auth_user_id`, `langgraph_auth_permissions`, which our auth fills with the
 user's roles); clients cannot set those keys. This module is the one place that reads them.
 Not for deciding who may run what: the server does that; the graph uses it as a second wall.
+`acting_for()` is the person whose records a run works on: the thread's owner, which the
+server writes into every run it admits (`hitl_acting_for`), so a reviewer's approval runs a
+tool for the customer who asked, never with the reviewer's wider view.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 from langgraph.config import get_config
 
 STAFF_ROLES = frozenset({"reviewer", "supervisor"})
+ACTING_FOR_KEY = "hitl_acting_for"
+"""The run's `configurable` key the server sets to the thread owner's identity and roles."""
 
 
 @dataclass(frozen=True)
@@ -54,3 +59,24 @@ def current_caller(config: dict[str, Any] | None = None) -> Caller | None:
         return None
     permissions = configurable.get("langgraph_auth_permissions") or []
     return Caller(identity=str(identity), roles=frozenset(str(p) for p in permissions))
+
+
+def acting_for(config: dict[str, Any] | None = None) -> Caller | None:
+    """The person a run works for (the thread's owner), or None outside the server.
+
+    Falls back to the caller for runs the server admitted without the key (none today).
+    """
+    if config is None:
+        try:
+            config = dict(get_config())
+        except RuntimeError:
+            return None
+    configurable = config.get("configurable") or {}
+    person = configurable.get(ACTING_FOR_KEY)
+    if isinstance(person, dict) and isinstance(person.get("identity"), str) and person["identity"]:
+        roles = person.get("roles")
+        return Caller(
+            identity=person["identity"],
+            roles=frozenset(str(r) for r in roles) if isinstance(roles, list) else frozenset({"requester"}),
+        )
+    return current_caller(config)

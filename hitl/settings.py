@@ -87,6 +87,22 @@ class Settings(BaseSettings):
     max_resume_bytes: int = Field(
         default=64_000, description="Largest resume payload (JSON bytes) the server accepts."
     )
+    max_request_bytes: int = Field(
+        default=1_000_000,
+        description="Largest HTTP request body the server reads; bigger ones get 413 before any route runs.",
+    )
+    max_input_bytes: int = Field(
+        default=32_000,
+        description="Largest new input of a run (JSON bytes of its messages); more is refused with 413.",
+    )
+    hitl_seal_key: str = Field(
+        default="",
+        description=(
+            "Secret (32+ characters) with which the server and the gate seal what the gate trusts in a "
+            "thread's state (clearances, receipts, allowances, the run's policy). Every replica needs "
+            "the same one. Empty: a key is made once in data_dir/seal.key (one process only)."
+        ),
+    )
     hitl_dev_mode: bool = Field(
         default=False,
         description=(

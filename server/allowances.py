@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse
 
 from hitl.allowances import STATE_KEY
 from hitl.contracts import Allowance
-from hitl.trusted_state import seal_allowance
+from hitl.trusted_state import seal_allowance, trusted_allowances
 from server import audit
 from server.access import as_server
 from server.resume_gate import Pending, ResumeRefused
@@ -159,14 +159,18 @@ async def revoke_on(thread_id: str, which: dict[str, Any], user: User) -> list[s
             raise
         raise NotRevoked(status, f"Could not revoke on thread {thread_id} now: {error}") from None
     await audit.write(
-        client, [audit.allowance_change(thread_id, a, user, "revoke_allowance") for a in revoked.values()]
+        client,
+        [
+            audit.allowance_change(thread_id, cast("Allowance", a), user, "revoke_allowance")
+            for a in revoked.values()
+        ],
     )
     return list(revoked)
 
 
 def _live(state: Any) -> Iterator[Allowance]:  # noqa: ANN401  (a thread state as the SDK returns it)
     values = (state or {}).get("values") or {}
-    for allowance in (values.get(STATE_KEY) or {}).values():
+    for allowance in trusted_allowances(values.get(STATE_KEY)).values():
         if isinstance(allowance, dict) and "revoked_at" not in allowance:
             yield cast("Allowance", allowance)
 

@@ -19,16 +19,18 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 
+from hitl.settings import get_settings
 from server.auth import authenticate
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
+from server.state_writes import StateWriteCheck
 from server.users import directory, is_dev_token, is_loopback
 from server.watcher import Watcher
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PUBLIC_PATHS = frozenset({"/ok", "/app", "/app-config"})
 """What answers GET without a token: the health check, the web app's entry and its sign-in config."""
@@ -56,6 +58,10 @@ class TokenRequired:
         if scope["type"] != "http" or _passes_unchecked(scope):
             await self.app(scope, receive, send)
             return
+        limited = await _within_size(scope, receive, send)
+        if limited is None:
+            return
+        receive = limited
         authorization = Headers(scope=scope).get("authorization")
         token = (authorization or "").partition(" ")[2].strip()
         client = scope.get("client")
@@ -71,6 +77,37 @@ class TokenRequired:
             await JSONResponse({"detail": detail}, status_code=401)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+async def _within_size(scope: Scope, receive: Receive, send: Send) -> Receive | None:
+    """The request's `receive`, or None after answering 413 to a body over `MAX_REQUEST_BYTES`.
+
+    A declared length is judged at once; a body without one is read (up to the limit) and
+    replayed to the app.
+    """
+    limit = get_settings().max_request_bytes
+    declared = Headers(scope=scope).get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) <= limit:
+        return receive
+    size, chunks, more = 0, [], True
+    while more and size <= limit and declared is None:
+        message = await receive()
+        if message["type"] != "http.request":
+            return receive
+        chunks.append(message)
+        size += len(message.get("body", b""))
+        more = bool(message.get("more_body"))
+    if declared is not None or size > limit:
+        shown = declared if declared is not None else f"over {limit}"
+        body = {"detail": f"The request body is {shown} bytes; the limit is {limit} (MAX_REQUEST_BYTES)."}
+        await JSONResponse(body, status_code=413)(scope, receive, send)
+        return None
+    replay = iter(chunks)
+
+    async def replayed() -> Message:
+        return next(replay, None) or await receive()
+
+    return replayed
 
 
 def _passes_unchecked(scope: Scope) -> bool:
@@ -95,4 +132,8 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         watcher.cancel()
 
 
-app = Starlette(routes=ROUTES, lifespan=lifespan, middleware=[Middleware(TokenRequired)])
+app = Starlette(
+    routes=ROUTES,
+    lifespan=lifespan,
+    middleware=[Middleware(TokenRequired), Middleware(StateWriteCheck)],
+)

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph_sdk import Auth, get_client
 
 from hitl.agent_access import may_run, who_may_run
+from hitl.caller import ACTING_FOR_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import seal_allowance, seal_receipt
 from server import allowances, audit, claims, overrides, records, run_admission
@@ -132,7 +133,26 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     """
     if is_server():  # the server's own runs (the watcher's expiries) passed `gate_resume` already
         return None
-    user = caller(ctx)
+    thread_id = value.get("thread_id")
+    key = str(thread_id)
+    if thread_id is not None and key in _ADMITTING:
+        raise refuse(409, "Another run is being started on this thread; try again when it pauses.")
+    if thread_id is not None:
+        _ADMITTING.add(key)
+    try:
+        return await _admit_run(caller(ctx), value)
+    finally:
+        # No await runs between here and the server marking the thread busy (or inserting the
+        # run): a second run's handler sees this thread either admitting or busy, never idle.
+        _ADMITTING.discard(key)
+
+
+_ADMITTING: set[str] = set()
+"""Threads whose run creation this process is checking right now."""
+
+
+async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.FilterType | None:
+    """`on_run` for one run at a time per thread."""
     thread_id = value.get("thread_id")
     try:
         admitted = run_admission.admit(user, value, max_input_bytes=get_settings().max_input_bytes)
@@ -155,7 +175,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     await _same_graph(str(thread_id), graph_id)
     if thread.get("status") == "busy":
         raise refuse(409, "This thread is running; try again when it pauses.")
-    pending = await records.escalated(str(thread_id), await _pending(str(thread_id), admitted.fork))
+    pending = await _waiting(str(thread_id), admitted)
     if admitted.resume:
         await gate_resume(user, str(thread_id), owner, pending, command, graph_id=graph_id)
     elif pending:
@@ -167,10 +187,25 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
         )
     elif owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
+    _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
     await _audit_rewrites(user, str(thread_id), graph_id, admitted)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
     return None
+
+
+def _customer(identity: object) -> User:
+    """An owner the directory no longer lists: treated as a requester (the least it could be)."""
+    return User(identity=str(identity or ""), role="requester")
+
+
+def _act_for(value: Auth.types.RunsCreate, person: User) -> None:
+    """Tell the run whose records it works on (`hitl.caller.acting_for`): the thread's owner."""
+    kwargs = value.get("kwargs")
+    config = kwargs.get("config") if isinstance(kwargs, dict) else None
+    if isinstance(config, dict):
+        configurable = config.setdefault("configurable", {})
+        configurable[ACTING_FOR_KEY] = {"identity": person.identity, "roles": person.roles}
 
 
 async def _first_run(
@@ -179,6 +214,7 @@ async def _first_run(
     """A run that creates its thread (or a stateless one): its caller owns the thread."""
     thread_id = value.get("thread_id")
     value.setdefault("metadata", {})["owner"] = user.identity
+    _act_for(value, user)
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
     await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)
@@ -278,15 +314,25 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
         raise
 
 
-async def _pending(thread_id: str, checkpoint_id: str | None = None) -> list[Pending]:
-    """What really waits on a thread, read from its state (at `checkpoint_id`, for a fork).
+async def _waiting(thread_id: str, admitted: run_admission.Admitted) -> list[Pending]:
+    """What waits on the checkpoint a run starts from (escalations applied); new ids checked."""
+    state = await _state(thread_id, admitted.fork)
+    try:
+        run_admission.check_new_message_ids(admitted.message_ids, state)
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
+    return await records.escalated(thread_id, Pending.from_state(state))
 
-    Always the state, never the thread record: a copied thread reports `idle` while its state
-    still holds the interrupt, and a record can list per-call interrupts already answered.
+
+async def _state(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
+    """A thread's state as the server sees it (at `checkpoint_id`, for a fork).
+
+    Pending approvals are read from here, never from the thread record: a copied thread
+    reports `idle` while its state still holds the interrupt, and a record can list per-call
+    interrupts already answered.
     """
     with as_server():
-        state = await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id)
-    return Pending.from_state(dict(state))
+        return dict(await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id))
 
 
 @auth.on.assistants
@@ -305,7 +351,11 @@ async def on_crons(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None: 
 
 @auth.on.store
 async def on_store(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
-    """The audit trail and the server's records are the server's alone; clients use their own namespace."""
+    """Every caller works in the namespace named after them; the audit trail and records are the server's.
+
+    An empty or foreign prefix is refused to every role (a search with an empty prefix would
+    otherwise list the audit trail and the server's records).
+    """
     namespace = tuple(value.get("namespace") or ())
     if is_server():
         return
@@ -313,5 +363,5 @@ async def on_store(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
         raise refuse(403, "The audit trail is read through GET /audit/{thread_id}.")
     if namespace[:1] == (records.NAMESPACE,):
         raise refuse(403, f"The {records.NAMESPACE} namespace is the server's own.")
-    if namespace[:1] != (ctx.user.identity,) and caller(ctx).role != "supervisor":
+    if namespace[:1] != (ctx.user.identity,):
         raise refuse(403, "Store namespaces start with your own user name.")

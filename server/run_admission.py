@@ -61,7 +61,9 @@ FORK_KEYS = frozenset({"checkpoint_id", "checkpoint_ns", "checkpoint_map"})
 
 HUMAN_TYPES = frozenset({"human", "user"})
 SUPERVISOR_TYPES = HUMAN_TYPES | {"ai", "assistant", "system"}
-MESSAGE_KEYS = frozenset({"role", "type", "content"})
+MESSAGE_KEYS = frozenset({"role", "type", "content", "id", "name", "additional_kwargs", "response_metadata"})
+"""Fields a client's message may carry (as `useStream` sends them); the extras must be empty."""
+EMPTY_FIELDS = ("additional_kwargs", "response_metadata")
 TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 STRATEGIES = frozenset({"reject", "enqueue"})
 """Multitask strategies open to everyone; `interrupt` and `rollback` cancel other runs."""
@@ -72,6 +74,8 @@ class Admitted:
     """What the checks found in an admitted run."""
 
     resume: bool
+    message_ids: list[str]
+    """Ids the run's new messages carry: they may not name a message already in the thread."""
     fork: str | None
     """The checkpoint a supervisor's run starts from, if it names one."""
     rewrites: list[str]
@@ -111,7 +115,33 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
     if strategy not in STRATEGIES:
         _supervisor_only(supervisor, f"multitask_strategy={strategy!r} (it cancels other runs)")
         rewrites.append(f"multitask_strategy={strategy}")
-    return Admitted(resume=resume, fork=fork, rewrites=rewrites)
+    return Admitted(resume=resume, message_ids=_message_ids(kwargs), fork=fork, rewrites=rewrites)
+
+
+def _message_ids(kwargs: Mapping[str, Any]) -> list[str]:
+    found: list[str] = []
+    for values in (kwargs.get("input"), (kwargs.get("command") or {}).get("update")):
+        messages = values.get("messages") if isinstance(values, dict) else None
+        found.extend(
+            message["id"]
+            for message in (messages if isinstance(messages, list) else [messages])
+            if isinstance(message, dict) and isinstance(message.get("id"), str)
+        )
+    return found
+
+
+def check_new_message_ids(ids: list[str], state: Mapping[str, Any]) -> None:
+    """Refuse new messages whose id names one already in the thread (it would replace it).
+
+    Raises:
+        ResumeRefused: 422 naming the id.
+    """
+    if not ids:
+        return
+    values = state.get("values") if isinstance(state.get("values"), dict) else {}
+    existing = {str(m.get("id")) for m in (values or {}).get("messages") or [] if isinstance(m, dict)}
+    if taken := sorted(set(ids) & existing):
+        raise ResumeRefused(422, f"Message id(s) {', '.join(taken)} name messages already in the thread.")
 
 
 def _supervisor_only(supervisor: bool, what: str) -> None:  # noqa: FBT001
@@ -154,6 +184,15 @@ def _input(given: object, *, supervisor: bool, max_bytes: int) -> None:
     _state_write(given, "input", supervisor=supervisor)
 
 
+def check_state_write(values: dict[str, Any]) -> None:
+    """A supervisor's direct state write: any key but the gate's, messages without tool calls.
+
+    Raises:
+        ResumeRefused: 422 naming what may not be written.
+    """
+    _state_write(values, "values", supervisor=True)
+
+
 def _state_write(values: dict[str, Any], where: str, *, supervisor: bool) -> None:
     """Keys and messages of an input or update: messages only, human ones (a supervisor: no tool calls)."""
     if owned := sorted(set(values) & GATE_OWNED_KEYS):
@@ -189,10 +228,18 @@ def _message(message: object, where: str, *, supervisor: bool) -> None:
     if extra := sorted(set(message) - MESSAGE_KEYS):
         raise ResumeRefused(
             422,
-            f"{where} may hold only role/type and content (got {', '.join(extra)}): "
-            "no tool calls, ids or other fields.",
+            f"{where} may hold only role/type, content, id and name (got {', '.join(extra)}): "
+            "no tool calls or other fields.",
         )
-    content = message.get("content")
+    if filled := [f for f in EMPTY_FIELDS if message.get(f)]:
+        raise ResumeRefused(422, f"{where}: {', '.join(filled)} must be empty (no tool calls or metadata).")
+    for field in ("id", "name"):
+        if message.get(field) is not None and not isinstance(message[field], str):
+            raise ResumeRefused(422, f"{where}.{field} must be text.")
+    _content(message.get("content"), where)
+
+
+def _content(content: object, where: str) -> None:
     if isinstance(content, str):
         _text(content, where)
     elif isinstance(content, list):

@@ -75,6 +75,10 @@ class UserDirectory:
         """Every known user."""
         return list(self._by_token.values())
 
+    def named(self, identity: str) -> User | None:
+        """The user called `identity`, if known."""
+        return next((u for u in self._by_token.values() if u.identity == identity), None)
+
 
 def is_dev_token(token: str) -> bool:
     """Whether `token` is one of the published development tokens."""

@@ -1,18 +1,19 @@
-"""Whose business records a tool call may touch, from the run's authenticated caller.
+"""Whose business records a tool call may touch: the person the run works for.
 
-A customer (requester) works on their own orders and bookings; staff (reviewer, supervisor)
-on everyone's. With no caller (the graph runs in-process, without the server) nothing is
-restricted: there the server's walls are the only ones. Read at call time, never at build time.
+That is the thread's owner (`hitl.caller.acting_for`), also when a reviewer's approval
+resumes the run. A customer (requester) works on their own orders and bookings; staff
+(reviewer, supervisor) on everyone's. With no caller (the graph runs in-process, without the
+server) nothing is restricted: there the server's walls are the only ones. Read at call time, never at build time.
 """
 
 from __future__ import annotations
 
-from hitl.caller import current_caller
+from hitl.caller import acting_for
 
 
 def records_owner() -> str | None:
     """The identity whose records the running tool may see, or None for every record (staff, no caller)."""
-    caller = current_caller()
+    caller = acting_for()
     if caller is None or caller.is_staff:
         return None
     return caller.identity
@@ -20,5 +21,5 @@ def records_owner() -> str | None:
 
 def acting_person() -> str | None:
     """The identity the running tool acts for (it owns what the call creates), or None without a caller."""
-    caller = current_caller()
+    caller = acting_for()
     return None if caller is None else caller.identity

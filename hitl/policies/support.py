@@ -74,6 +74,7 @@ def refund_gate(
         always_review=lambda args: float(args["amount"]) > settings.refund_supervisor_limit,
         description=describe_refund(services),
         decider=_refund_decider(settings),
+        fixed_on_edit=("order_id",),
         deadline=Deadline(
             settings.refund_deadline_seconds,
             "escalate",

@@ -167,3 +167,28 @@ def test_a_requester_cannot_run_the_ops_agent_even_past_the_server(ops_agent):
             as_caller(chat, "requester1", "requester"),
             version="v2",
         )
+
+
+def test_a_tool_failing_after_approval_is_recorded_and_the_thread_goes_on(
+    support_agent, services, new_order, monkeypatch
+):
+    """failure after a decision: error result for the model, a sealed 'failed' receipt, thread answerable."""
+    order_id = new_order(300)
+    chat = support_agent()
+    assert len(chat.say(phrases.refund_amount(300, order_id)).interrupts) == 1
+
+    def broken(**_kwargs):
+        message = "payment provider unreachable"
+        raise ConnectionError(message)
+
+    monkeypatch.setattr(services.payments, "issue_refund", broken)
+    result = chat.resume({"decisions": [{"type": "approve"}]})
+    assert result.interrupts == ()
+    values = chat.graph.get_state(chat.config).values
+    failed = [r for r in values["approval_receipts"] if r["decision"] == "failed"]
+    assert [(r["tool"], r["thread_id"]) for r in failed] == [("issue_refund", chat.thread_id)]
+    assert "payment provider unreachable" in failed[0]["message"]
+    assert any("issue_refund failed" in m.text for m in values["messages"])
+    monkeypatch.undo()
+    assert chat.say("Hello").interrupts == ()
+    assert services.payments.count() == 0

@@ -228,7 +228,7 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
 
 
 async def test_escalations_an_owner_writes_into_metadata_change_nothing(as_user, short_server):
-    """owner PATCHes metadata.escalations (an 'owner' decider, garbage) and graph_id: neither is honoured.
+    """owner PATCHes metadata.escalations (an 'owner' decider, garbage) and graph_id: refused, nothing honoured.
 
     The requester still may not approve their own 899 refund, the inbox answers 200 with the
     policy's decider, and the watcher still escalates that refund and expires another thread
@@ -239,13 +239,15 @@ async def test_escalations_an_owner_writes_into_metadata_change_nothing(as_user,
     big, thread = await start(requester, phrases.refund_in_full(big_order))
     interrupt_id = next(iter(thread["interrupts"].values()))[0]["id"]
     mail, _ = await start(requester, phrases.email_customer(mail_order))
-    await requester.threads.update(
-        big,
-        metadata={
-            "escalations": {interrupt_id: {"required_role": "owner"}, "x": 5, "y": [1, {"z": None}]},
-        },
-    )
-    await requester.threads.update(mail, metadata={"escalations": "garbage", "graph_id": "ops"})
+    with refused(403, "the server owns these keys"):
+        await requester.threads.update(
+            big,
+            metadata={
+                "escalations": {interrupt_id: {"required_role": "owner"}, "x": 5, "y": [1, {"z": None}]},
+            },
+        )
+    with refused(403, "the server owns these keys"):
+        await requester.threads.update(mail, metadata={"escalations": "garbage", "graph_id": "ops"})
     with refused(403):
         await requester.runs.wait(big, "support", command=decisions(APPROVE))
     assert big not in {r["thread_id"] for r in (await requester.http.get("/inbox"))["items"]}

@@ -1,6 +1,7 @@
 """The `ops` agent through the real `langgraph dev`: per-call interrupts answered by id, subagents, sign-off.
 
-Reviewers answer tool approvals and `request_approval`; the requester only starts threads.
+The ops agent is for staff: a supervisor (`operator`) starts the threads, reviewers answer tool
+approvals and `request_approval`; a requester may not run ops at all.
 The server runs in a temporary directory with the default `WORKSPACE_DIR` (`workspace`).
 """
 
@@ -19,6 +20,12 @@ pytestmark = pytest.mark.server
 
 AGENT = "ops"
 APPROVE = {"type": "approve"}
+
+
+@pytest.fixture
+def operator(client_as):
+    """supervisor1: starts the ops threads (ops is for staff)."""
+    return client_as("supervisor1")
 
 
 @pytest.fixture
@@ -51,13 +58,13 @@ def order_exists(server_services, order_id: str) -> bool:
     )
 
 
-async def three_interrupts(requester, server_workspace) -> tuple[str, dict[str, dict], str, str]:
+async def three_interrupts(operator, server_workspace) -> tuple[str, dict[str, dict], str, str]:
     """Start an archive that also deletes a log: write_file, execute_sql and delete_file wait at once."""
     name = uuid.uuid4().hex[:8]
     log = server_workspace / "tmp" / f"{name}.log"
     log.write_text("old\n")
     text = phrases.archive_orders(2025, f"archive-{name}.csv", then_delete=f"tmp/{name}.log")
-    thread_id, thread = await start(requester, text, AGENT)
+    thread_id, thread = await start(operator, text, AGENT)
     pending = {i["value"]["name"]: i for i in pending_list(thread)}
     assert set(pending) == {"write_file", "execute_sql", "delete_file"}
     assert {i["value"]["type"] for i in pending.values()} == {"tool_approval"}
@@ -65,10 +72,10 @@ async def three_interrupts(requester, server_workspace) -> tuple[str, dict[str, 
 
 
 async def test_three_interrupts_answered_all_at_once(
-    requester, reviewer, server_services, server_workspace, old_order
+    operator, reviewer, server_services, server_workspace, old_order
 ):
     """per-call, all at once: one resume keyed by the three interrupt ids; each call acts once."""
-    thread_id, pending, archive, name = await three_interrupts(requester, server_workspace)
+    thread_id, pending, archive, name = await three_interrupts(operator, server_workspace)
     assert pending["write_file"]["value"]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
     assert old_order in pending["write_file"]["value"]["args"]["content"]
     assert order_exists(server_services, old_order)
@@ -84,20 +91,20 @@ async def test_three_interrupts_answered_all_at_once(
     assert not order_exists(server_services, old_order)
     assert (server_workspace / "tmp" / f"{name}.log").exists()
     assert "Keep the log for now" in result["messages"][-1]["content"]
-    assert (await requester.threads.get(thread_id))["status"] == "idle"
+    assert (await operator.threads.get(thread_id))["status"] == "idle"
 
 
 async def test_three_interrupts_answered_one_at_a_time(
-    requester, reviewer, server_services, server_workspace, old_order
+    operator, reviewer, server_services, server_workspace, old_order
 ):
     """per-call, one at a time: after each answer the others still wait, by the same ids; each acts once."""
-    thread_id, pending, archive, name = await three_interrupts(requester, server_workspace)
+    thread_id, pending, archive, name = await three_interrupts(operator, server_workspace)
     order = ["delete_file", "execute_sql", "write_file"]
     deletions = server_services.file_deletions.count()
     for answered, tool in enumerate(order, start=1):
         await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending[tool]["id"]: APPROVE}})
-        assert await still_waiting(requester, thread_id) == {pending[t]["id"] for t in order[answered:]}
-    assert (await requester.threads.get(thread_id))["status"] == "idle"
+        assert await still_waiting(operator, thread_id) == {pending[t]["id"] for t in order[answered:]}
+    assert (await operator.threads.get(thread_id))["status"] == "idle"
     assert server_services.file_deletions.count() == deletions + 1
     assert not (server_workspace / "tmp" / f"{name}.log").exists()
     assert not order_exists(server_services, old_order)
@@ -105,12 +112,12 @@ async def test_three_interrupts_answered_one_at_a_time(
 
 
 async def test_an_edit_missing_a_required_argument_is_refused_naming_it(
-    requester, reviewer, server_workspace
+    operator, reviewer, server_workspace
 ):
     """edit: delete_file with no `path` is refused, the error names `path`, and nothing is deleted."""
     log = server_workspace / "tmp" / f"{uuid.uuid4().hex[:8]}.log"
     log.write_text("old\n")
-    thread_id, thread = await start(requester, phrases.delete_files(f"tmp/{log.name}"), AGENT)
+    thread_id, thread = await start(operator, phrases.delete_files(f"tmp/{log.name}"), AGENT)
     pending = only_pending(thread)
     edit = {"type": "edit", "edited_action": {"name": "delete_file", "args": {}}}
 
@@ -134,12 +141,12 @@ async def test_an_edit_missing_a_required_argument_is_refused_naming_it(
     ],
 )
 async def test_decisions_inside_a_subagent_reach_the_parent_thread(
-    requester, reviewer, server_workspace, decision, expected, words
+    operator, reviewer, server_workspace, decision, expected, words
 ):
     """subagent: file_manager's write_file, answered on the parent thread, acts once as decided."""
     path = f"notes/{uuid.uuid4().hex[:8]}.txt"
     request = phrases.via_file_manager(phrases.write_file("Release 1.4 is live", path))
-    thread_id, thread = await start(requester, request, AGENT)
+    thread_id, thread = await start(operator, request, AGENT)
     pending = only_pending(thread)
     assert (pending["value"]["name"], pending["value"]["agent"]) == ("write_file", "file_manager")
     if decision == "edit":
@@ -152,13 +159,13 @@ async def test_decisions_inside_a_subagent_reach_the_parent_thread(
     assert (note.read_text() if note.exists() else None) == expected
     assert result["messages"][-1]["content"].startswith("The file manager reports:")
     assert words in result["messages"][-1]["content"]
-    assert pending_list(await requester.threads.get(thread_id)) == []
+    assert pending_list(await operator.threads.get(thread_id)) == []
 
 
 @pytest.mark.parametrize(("approved", "verdict"), [(True, "was approved"), (False, "was not approved")])
-async def test_request_approval_approved_and_refused(requester, reviewer, approved, verdict):
+async def test_request_approval_approved_and_refused(operator, reviewer, approved, verdict):
     """request_approval: the deployer's request reaches the thread; the answer comes back with its reason."""
-    thread_id, thread = await start(requester, phrases.DEPLOY_TO_PRODUCTION, AGENT)
+    thread_id, thread = await start(operator, phrases.DEPLOY_TO_PRODUCTION, AGENT)
     pending = only_pending(thread)
     assert {k: pending["value"][k] for k in ("type", "action", "agent")} == {
         "type": "approval_request",
@@ -174,27 +181,27 @@ async def test_request_approval_approved_and_refused(requester, reviewer, approv
 
 
 async def test_a_valid_answer_sent_with_an_invalid_one_is_not_applied(
-    requester, reviewer, server_services, server_workspace, old_order
+    operator, reviewer, server_services, server_workspace, old_order
 ):
     """all or nothing: approve + a bad edit in one resume is refused whole; all three wait; nothing ran."""
-    thread_id, pending, archive, name = await three_interrupts(requester, server_workspace)
+    thread_id, pending, archive, name = await three_interrupts(operator, server_workspace)
     answers = {
         pending["write_file"]["id"]: APPROVE,
         pending["delete_file"]["id"]: {"type": "edit", "edited_action": {"name": "delete_file", "args": {}}},
     }
     with refused(422, "path"):
         await reviewer.runs.wait(thread_id, AGENT, command={"resume": answers})
-    assert await still_waiting(requester, thread_id) == {i["id"] for i in pending.values()}
+    assert await still_waiting(operator, thread_id) == {i["id"] for i in pending.values()}
     assert not (server_workspace / archive).exists()
     assert order_exists(server_services, old_order)
     assert (server_workspace / "tmp" / f"{name}.log").exists()
 
 
 async def test_an_answered_interrupt_cannot_be_answered_again(
-    requester, reviewer, server_services, server_workspace, old_order
+    operator, reviewer, server_services, server_workspace, old_order
 ):
     """stale ids: after a partial resume, re-answering the done interrupt is 422; the other two still work."""
-    thread_id, pending, _archive, name = await three_interrupts(requester, server_workspace)
+    thread_id, pending, _archive, name = await three_interrupts(operator, server_workspace)
     deletions = server_services.file_deletions.count()
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["execute_sql"]["id"]: APPROVE}})
@@ -204,5 +211,5 @@ async def test_an_answered_interrupt_cannot_be_answered_again(
         )
     assert server_services.file_deletions.count() == deletions + 1
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["write_file"]["id"]: APPROVE}})
-    assert (await requester.threads.get(thread_id))["status"] == "idle"
+    assert (await operator.threads.get(thread_id))["status"] == "idle"
     assert not (server_workspace / "tmp" / f"{name}.log").exists()

@@ -52,7 +52,8 @@ async def test_review_text_is_built_from_the_call_and_the_order(requester, serve
     order_id = server_order(640)
     _, thread = await run(requester, phrases.refund_in_full(order_id))
     assert action(thread)["description"] == (
-        f"Refund 640 to order {order_id} (paid 640, delivered {datetime.now(UTC).date().isoformat()}): "
+        f"Refund 640 to order {order_id} (customer: requester1, Test Customer; paid 640, "
+        f"delivered {datetime.now(UTC).date().isoformat()}): "
         "Item arrived broken"
     )
 

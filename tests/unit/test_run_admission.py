@@ -97,7 +97,8 @@ def test_rewrites_are_a_supervisors_only(user, value):
         run(input=HELLO, config={"configurable": {"thread_id": "another"}}),
         run(input=HELLO, context={"user_id": "x", "policy": {}}),
         run(input={"messages": [{"role": "user", "content": "bad\x00byte"}]}),
-        run(input={"messages": [{"role": "user", "content": "hi", "id": "replace-me"}]}),
+        run(input={"messages": [{"role": "user", "content": "hi", "tool_calls": [{"name": "x"}]}]}),
+        run(input={"messages": [{"role": "user", "content": "hi", "additional_kwargs": {"tool_calls": []}}]}),
     ],
 )
 def test_no_role_plants_tool_calls_or_gate_state(user, value):

@@ -256,7 +256,7 @@ export interface AuditRecord {
   } | null;
   interrupt_id: string;
   message: string | null;
-  outcome: "accepted" | "refused";
+  outcome: "accepted" | "refused" | "failed";
   refusal?: string;
   requested_args: {
     [k: string]: unknown;
