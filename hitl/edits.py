@@ -15,7 +15,16 @@ from langchain.agents.middleware.human_in_the_loop import (
     RespondDecision,
     _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
 )
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, WrapValidator, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    WrapValidator,
+    create_model,
+    model_validator,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -77,7 +86,11 @@ def _with_schema(shown: dict[str, Any]) -> object:
 
 
 def edit_decision(name: str, tool: BaseTool | None) -> object:
-    """An edit of `name`: the same tool only, its args exactly as the tool takes them."""
+    """An edit of `name`: the same tool only, its args exactly as the tool takes them.
+
+    `editedAction` is accepted beside `edited_action` (LangGraph's JS SDK sends both) only when
+    it says the same thing, so the answer cannot mean two different calls.
+    """
     edited_action = create_model(
         "EditedAction",
         __config__=ConfigDict(extra="forbid"),
@@ -87,10 +100,27 @@ def edit_decision(name: str, tool: BaseTool | None) -> object:
     decision = create_model(
         "EditDecision",
         __config__=ConfigDict(extra="forbid"),
+        __validators__={"one_edit": cast("Any", model_validator(mode="before")(_one_edit))},
         type=(cast("Any", Literal["edit"]), ...),
         edited_action=(edited_action, ...),
+        editedAction=(
+            cast("Any", edited_action | None),
+            Field(default=None, description="The JS SDK's copy of edited_action; must be the same."),
+        ),
     )
     return Annotated[decision, WrapValidator(_as_sent)]
+
+
+def _one_edit(cls: type, value: Any) -> Any:  # noqa: ANN401, ARG001  (a pydantic "before" validator)
+    """Refuse a JS SDK `editedAction` copy that is not the same as `edited_action`."""
+    if (
+        isinstance(value, dict)
+        and "editedAction" in value
+        and value["editedAction"] != value.get("edited_action")
+    ):
+        msg = "editedAction and edited_action differ: send one edited call"
+        raise ValueError(msg)
+    return value
 
 
 def decision_schema(

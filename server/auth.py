@@ -261,6 +261,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     person's answer and an expiry racing for one interrupt end in exactly one outcome.
     An edit is authorised on its edited arguments, by `graph_id`'s policy.
     """
+    catalog = await overrides.catalog_of(graph_id) if graph_id else None
     try:
         _no_rewrites(user, command)
         accepted = check_resume(
@@ -269,7 +270,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
             user=user,
             owner=owner,
             max_bytes=get_settings().max_resume_bytes,
-            policy=edit_policy(overrides.catalog_of(graph_id) if graph_id else None),
+            policy=edit_policy(catalog),
         )
         allowed = allowances.granted(thread_id, accepted, pending, user)
         claims.take([item.pending.id for item in accepted], user.identity)

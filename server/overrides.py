@@ -8,6 +8,7 @@ and the gate write. Applying the override is the graph's job (`hitl.overrides`).
 
 from __future__ import annotations
 
+import asyncio
 from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -51,7 +52,7 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
             "Send the override with new input.",
         )
     graph_id = await _graph_id(str(value.get("assistant_id")))
-    catalog = _catalog(graph_id)
+    catalog = await catalog_of(graph_id)
     if catalog is None:
         raise _refuse(422, f"The {graph_id} graph takes no policy override.")
     try:
@@ -104,9 +105,18 @@ async def graph_id_of(assistant_id: str) -> str:
     return await _graph_id(assistant_id)
 
 
-def catalog_of(graph_id: str) -> PolicyCatalog | None:
-    """The served agent's policy catalog (None for graphs without one)."""
-    return _catalog(graph_id)
+async def catalog_of(graph_id: str) -> PolicyCatalog | None:
+    """The served agent's policy catalog (None for graphs without one), built once, off the event loop.
+
+    Building one builds the agent's tools (the `ops` workspace resolves its path): file I/O that
+    `langgraph dev` refuses inside an async handler.
+    """
+    if graph_id not in _catalogs:
+        _catalogs[graph_id] = await asyncio.to_thread(_catalog, graph_id)
+    return _catalogs[graph_id]
+
+
+_catalogs: dict[str, PolicyCatalog | None] = {}
 
 
 async def _graph_id(assistant_id: str) -> str:

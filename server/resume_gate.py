@@ -170,10 +170,19 @@ def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         pairs = zip([value], [answer], strict=False)
     else:
         return []
-    return [
-        (str(action.get("name")), dict(action.get("args") or {}), dict(decision["edited_action"]["args"]))
+    edits = [
+        (action, decision)
         for action, decision in pairs
         if isinstance(decision, dict) and decision.get("type") == "edit"
+    ]
+    for _, decision in edits:
+        if "editedAction" in decision and decision["editedAction"] != decision["edited_action"]:
+            raise ResumeRefused(
+                422, f"Edit of {item.pending.subject}: editedAction and edited_action differ; send one."
+            )
+    return [
+        (str(action.get("name")), dict(action.get("args") or {}), dict(decision["edited_action"]["args"]))
+        for action, decision in edits
     ]
 
 

@@ -76,12 +76,13 @@ async def test_cancel_books_nothing(requester, server_services):
 
 
 async def test_a_reviewer_approves_a_cancellation(requester, reviewer, server_services):
-    """cancel_booking: batched approve/reject; the reviewer's approve cancels the booking once."""
+    """cancel_booking: batched approve/reject; the reviewer's approve cancels the traveller's booking once."""
     booking = server_services.bookings.book(
         tool_call_id=f"seed-{uuid.uuid4()}",
         flight_id="LH1166",
         seat_class="economy",
         insurance=False,
+        owner="requester1",
     )
     thread_id, thread = await start(requester, phrases.cancel_booking(booking["booking_id"]), AGENT)
     pending = only_pending(thread)["value"]
