@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import pytest
 from hypothesis import strategies as st
 
 from hitl.scripted import phrases
@@ -432,7 +433,13 @@ class RunBodyFuzzer:
         return self.pending[agent]
 
     def case(self, plan: Plan) -> None:
-        """Queue one case; every `BATCH` cases, wait for them and check the targets."""
+        """Queue one case; every `BATCH` cases, wait for them and check the targets.
+
+        After a breach every further case fails at once: the server is open, and an open
+        server runs the accepted bodies slowly enough to time the test out.
+        """
+        if self.breaches:
+            pytest.fail(f"a fuzzed body acted without a decision: {self.breaches[0]}")
         self.cases += 1
         pending = self.pending_for(plan.agent)
         names = {
