@@ -1,9 +1,11 @@
-"""Direct state writes (`POST /threads/{id}/state`): what even a supervisor may write, and the record of it.
+"""Direct state writes: what even a supervisor may write, and the record of it.
 
-The auth handler sees no values for this route (`threads.update` carries only the thread id),
-so the allowlist that holds for runs (`server.run_admission`) is applied here, to the body:
-messages without tool calls, no gate-owned keys. Only supervisors get this far (the auth
-handler refuses everyone else); each accepted write is audited.
+Three routes write a thread's state without a run: `POST /threads/{id}/state`, `POST /threads`
+with `supersteps` (a thread created with history) and `POST /threads/{id}/copy` (a copy holds
+the original's pending approvals: a second chance to find a willing reviewer; supervisors only).
+The auth handlers see no values for the first two, so the allowlist that holds for runs
+(`server.run_admission`) is applied here, to the body: messages without tool calls, no
+gate-owned keys, supervisors only; each accepted write is audited.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from server.users import directory
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-STATE_ROUTE = re.compile(r"^/threads/(?P<thread_id>[^/]+)/state/?$")
+    from server.users import User
+
+STATE_ROUTE = re.compile(r"^/threads(/(?P<thread_id>[^/]+)/state)?/?$")
+COPY_ROUTE = re.compile(r"^/threads/[^/]+/copy/?$")
 
 
 class StateWriteCheck:
@@ -36,12 +41,14 @@ class StateWriteCheck:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse a state write that plants tool calls or gate state; audit the rest."""
-        match = STATE_ROUTE.match(str(scope.get("path") or "")) if scope["type"] == "http" else None
-        if (
-            match is None
-            or scope.get("method") != "POST"
-            or str(scope.get("root_path") or "").startswith("/noauth")
-        ):
+        in_process = str(scope.get("root_path") or "").startswith("/noauth")
+        path = str(scope.get("path") or "") if scope["type"] == "http" and not in_process else ""
+        if scope.get("method") == "POST" and COPY_ROUTE.match(path) and not _is_supervisor(scope):
+            refusal = "Only a supervisor may copy a thread: a copy would hold its pending approvals again."
+            await JSONResponse({"detail": refusal}, status_code=403)(scope, receive, send)
+            return
+        match = STATE_ROUTE.match(path)
+        if match is None or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
         chunks: list[Message] = []
@@ -52,12 +59,13 @@ class StateWriteCheck:
             more = message["type"] == "http.request" and bool(message.get("more_body"))
         body = b"".join(m.get("body", b"") for m in chunks if m["type"] == "http.request")
         try:
-            values = _values(body)
-            check_state_write(values)
+            writes = _writes(body, creating=match["thread_id"] is None)
+            _check(scope, writes)
         except ResumeRefused as refusal:
             await JSONResponse({"detail": refusal.message}, status_code=refusal.status)(scope, receive, send)
             return
-        await _audit(scope, match["thread_id"], values)
+        if writes:
+            await _audit(scope, match["thread_id"] or "new thread", writes)
         replay = iter(chunks)
 
         async def replayed() -> Message:
@@ -66,12 +74,36 @@ class StateWriteCheck:
         await self.app(scope, replayed, send)
 
 
-def _values(body: bytes) -> dict[str, Any]:
+def _check(scope: Scope, writes: list[dict[str, Any]]) -> None:
+    """Writes are a supervisor's, and carry no tool calls or gate-owned keys."""
+    if writes and not _is_supervisor(scope):
+        raise ResumeRefused(403, "Only a supervisor may write a thread's state directly; send a message.")
+    for values in writes:
+        check_state_write(values)
+
+
+def _writes(body: bytes, *, creating: bool) -> list[dict[str, Any]]:
+    """The state values a request writes: one update, or every update of a new thread's supersteps."""
     try:
         payload = json.loads(body or b"{}")
     except ValueError:
-        raise ResumeRefused(422, "The state update must be JSON.") from None
-    values = payload.get("values") if isinstance(payload, dict) else None
+        raise ResumeRefused(422, "The request body must be JSON.") from None
+    if not isinstance(payload, dict):
+        return []
+    if not creating:
+        return [_values(payload.get("values"))]
+    steps = payload.get("supersteps")
+    if not steps:
+        return []
+    if not isinstance(steps, list):
+        raise ResumeRefused(422, "supersteps must be a list.")
+    updates = [u for step in steps if isinstance(step, dict) for u in step.get("updates") or []]
+    if any(not isinstance(u, dict) or u.get("command") is not None for u in updates):
+        raise ResumeRefused(422, "supersteps updates carry values only (no commands).")
+    return [_values(u.get("values")) for u in updates] or [{}]
+
+
+def _values(values: object) -> dict[str, Any]:
     if isinstance(values, list):
         raise ResumeRefused(422, "values must be one object of state keys (no batches of updates).")
     if values is not None and not isinstance(values, dict):
@@ -79,16 +111,20 @@ def _values(body: bytes) -> dict[str, Any]:
     return values or {}
 
 
-async def _audit(scope: Scope, thread_id: str, values: dict[str, Any]) -> None:
+def _user(scope: Scope) -> User | None:
     token = (Headers(scope=scope).get("authorization") or "").partition(" ")[2].strip()
-    user = directory().authenticate(token)
+    return directory().authenticate(token)
+
+
+def _is_supervisor(scope: Scope) -> bool:
+    user = _user(scope)
+    return user is not None and user.role == "supervisor"
+
+
+async def _audit(scope: Scope, thread_id: str, writes: list[dict[str, Any]]) -> None:
+    user = _user(scope)
     if user is None or user.role != "supervisor":  # 401 or 403 follow from the auth layers
         return
-    await audit.write(
-        get_client(),
-        [
-            audit.state_write(
-                thread_id, "", user, [f"state write of {', '.join(sorted(values)) or 'nothing'}"]
-            )
-        ],
-    )
+    keys = sorted({k for values in writes for k in values})
+    what = [f"state write of {', '.join(keys) or 'nothing'}"]
+    await audit.write(get_client(), [audit.state_write(thread_id, "", user, what)])

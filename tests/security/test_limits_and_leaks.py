@@ -86,30 +86,14 @@ async def test_deleting_another_users_thread_says_nothing_about_its_approvals(cl
     assert (await requester.threads.get(idle))["thread_id"] == idle
 
 
-@pytest.mark.parametrize("path", ["/metrics", "/docs", "/openapi.json", "/info"])
-async def test_the_apis_own_pages_need_a_token_outside_dev_mode(http_as, path):
-    """no token, outside dev mode: /metrics, /docs, /openapi.json, /info answer 401 or 404."""
-    anonymous = http_as(None)
-    config = await anonymous.get("/app-config")
-    if config.status_code == 200 and config.json().get("dev_users"):
-        pytest.skip(
-            "the session's server runs in dev mode (/app-config lists tokens); the rule binds outside it"
-        )
-    answer = await anonymous.get(path)
+@pytest.mark.parametrize("path", ["/metrics", "/docs", "/openapi.json", "/info", "/internal/truncate"])
+async def test_the_apis_own_pages_need_a_token(http_as, path):
+    """no token: the API's own pages answer 401 or 404, in dev mode too (the session's server).
+
+    Outside dev mode, /app-config carrying no secret: tests/server/test_edges_dev_mode.py.
+    """
+    answer = await http_as(None).get(path)
     assert answer.status_code in {401, 404}, f"{path} → {answer.status_code} {answer.text[:200]}"
-
-
-async def test_app_config_carries_no_secret_outside_dev_mode(server):
-    """/app-config without a token outside dev mode: no token in it (skipped in dev mode)."""
-    async with httpx.AsyncClient(base_url=server.url) as anonymous:
-        answer = await anonymous.get("/app-config")
-    assert answer.status_code == 200, answer.text
-    if answer.json().get("dev_users"):
-        pytest.skip(
-            "the session's server runs in dev mode (HITL_DEV_MODE=true, loopback): tokens are offered"
-        )
-    for token in ("dev-requester1", "dev-reviewer1", "dev-supervisor1"):
-        assert token not in answer.text
 
 
 @pytest.mark.parametrize("where", ["thread", "stateless"])

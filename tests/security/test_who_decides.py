@@ -78,9 +78,16 @@ async def test_reserved_metadata_keys_are_refused_on_patch(client_as, server_ord
 
 @pytest.mark.parametrize("key", sorted(RESERVED))
 async def test_reserved_metadata_keys_are_refused_on_create(requester, key):
-    """threads.create with a reserved metadata key: 403/422 (no forged decider, graph or owner)."""
-    with refused_with(REFUSED):
-        await requester.threads.create(metadata={key: RESERVED[key]})
+    """threads.create with a reserved metadata key: 403/422, or (assistant_id) dropped by the server.
+
+    langgraph-api itself strips `assistant_id`, `thread_id` and `run_id` from client metadata.
+    """
+    if key != "assistant_id":
+        with refused_with(REFUSED):
+            await requester.threads.create(metadata={key: RESERVED[key]})
+        return
+    thread = await requester.threads.create(metadata={key: RESERVED[key]})
+    assert (await requester.threads.get(thread["thread_id"]))["metadata"].get(key) != RESERVED[key]
 
 
 async def test_anonymous_cannot_patch_metadata(requester, server_order, http_as):

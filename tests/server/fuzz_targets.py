@@ -164,13 +164,17 @@ class Waiting:
         return found
 
 
+READER = "reviewer1"
+"""Who reads the fuzzed threads' status and state (staff read every thread)."""
+
+
 def headers(user: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {DEV_TOKENS[user]}"}
 
 
 def waiting_on(http: httpx.Client, thread_id: str) -> dict[str, dict[str, Any]]:
     """The interrupts a thread really waits on, from its state (its record can lag for per-call ones)."""
-    state = http.get(f"/threads/{thread_id}/state", headers=headers("requester1"))
+    state = http.get(f"/threads/{thread_id}/state", headers=headers(READER))
     state.raise_for_status()
     return {i["id"]: i for task in state.json()["tasks"] for i in task["interrupts"]}
 
@@ -213,6 +217,8 @@ class Target:
     agent: ClassVar[str]
     answerer: ClassVar[str]
     """The dev user who answers this agent's approvals."""
+    owner: ClassVar[str] = "requester1"
+    """The dev user who starts (owns) the fuzzed threads."""
 
     def __init__(
         self, server: DevServer, services: Services, http: httpx.Client, pool: ThreadPoolExecutor
@@ -252,8 +258,8 @@ class Target:
     # shared
 
     def open(self, http: httpx.Client, text: str, names: dict[str, Any]) -> Waiting:
-        """A new thread of this agent, owned by requester1, after `text` made it pause."""
-        owner = headers("requester1")
+        """A new thread of this agent, owned by `self.owner`, after `text` made it pause."""
+        owner = headers(self.owner)
         thread_id = http.post("/threads", json={}, headers=owner).json()["thread_id"]
         http.post(
             f"/threads/{thread_id}/runs/wait",
@@ -298,7 +304,7 @@ class Target:
             json={"assistant_id": self.agent, "command": {"resume": payload}},
             headers=headers(self.answerer),
         )
-        status = self.http.get(f"/threads/{thread.thread_id}", headers=headers("requester1")).json()["status"]
+        status = self.http.get(f"/threads/{thread.thread_id}", headers=headers(READER)).json()["status"]
         still = set(waiting_on(self.http, thread.thread_id))
         said = f"{self.agent} resume {payload!r} → {reply.status_code} {reply.text[:500]}"
         if reply.status_code >= 400:
@@ -537,6 +543,7 @@ class OpsTarget(Target):
 
     agent = "ops"
     answerer = "reviewer1"
+    owner = "supervisor1"  # ops is for staff
 
     @property
     def workspace(self) -> Path:

@@ -228,7 +228,7 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
 
 
 async def test_escalations_an_owner_writes_into_metadata_change_nothing(as_user, short_server):
-    """owner PATCHes metadata.escalations (an 'owner' decider, garbage) and graph_id: refused, nothing honoured.
+    """owner PATCHes metadata.escalations (an owner decider, garbage) and graph_id: refused, none honoured.
 
     The requester still may not approve their own 899 refund, the inbox answers 200 with the
     policy's decider, and the watcher still escalates that refund and expires another thread
