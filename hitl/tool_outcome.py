@@ -65,6 +65,10 @@ def _failure(
     return Command(update=update), record
 
 
+PASSED_THROUGH = (GraphBubbleUp, ValidationError)
+"""Interrupts, and the refusal of a bad answer to a tool's own form: never a tool failure."""
+
+
 def run_checked(
     request: ToolCallRequest,
     handler: Callable[[], Any],
@@ -76,14 +80,12 @@ def run_checked(
     """Run `handler()`; a failure becomes an error result (and, when `decided`, a record)."""
     try:
         return handler()
-    except (GraphBubbleUp, ValidationError):  # interrupts, and bad answers to a tool's own form
+    except PASSED_THROUGH:
         raise
-    except Exception as error:
-        logger.exception("tool %s failed", request.tool_call["name"])
-        result, record = _failure(request, error, agent, thread_id, decided=decided)
-        store = getattr(request.runtime, "store", None)
-        if record is not None and store is not None:
-            store.put((AUDIT_NAMESPACE, record["thread_id"]), _key(), record, index=False)
+    except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
+        result, audit = _failed(request, error, agent, thread_id, decided=decided)
+        if audit is not None:
+            audit[0].put(*audit[1:], index=False)
         return result
 
 
@@ -98,15 +100,25 @@ async def arun_checked(
     """`run_checked` for async tool nodes."""
     try:
         return await handler()
-    except (GraphBubbleUp, ValidationError):  # interrupts, and bad answers to a tool's own form
+    except PASSED_THROUGH:
         raise
-    except Exception as error:
-        logger.exception("tool %s failed", request.tool_call["name"])
-        result, record = _failure(request, error, agent, thread_id, decided=decided)
-        store = getattr(request.runtime, "store", None)
-        if record is not None and store is not None:
-            await store.aput((AUDIT_NAMESPACE, record["thread_id"]), _key(), record, index=False)
+    except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
+        result, audit = _failed(request, error, agent, thread_id, decided=decided)
+        if audit is not None:
+            await audit[0].aput(*audit[1:], index=False)
         return result
+
+
+def _failed(
+    request: ToolCallRequest, error: Exception, agent: str, thread_id: str | None, *, decided: bool
+) -> tuple[Command[Any], tuple[Any, tuple[str, str], str, dict[str, Any]] | None]:
+    """The tool node's result for a failure, and (store, namespace, key, record) to audit it."""
+    logger.error("tool %s failed: %r", request.tool_call["name"], error)
+    result, record = _failure(request, error, agent, thread_id, decided=decided)
+    store = getattr(request.runtime, "store", None)
+    if record is None or store is None:
+        return result, None
+    return result, (store, (AUDIT_NAMESPACE, record["thread_id"]), _key(), record)
 
 
 def _key() -> str:

@@ -121,41 +121,29 @@ def test_forged_receipts_allowances_and_run_policy_never_enter_state(support_age
     assert not values.get("run_policy")
 
 
-def test_a_reviewer_edit_over_their_authority_does_not_run(support_agent, services, new_order):
-    """authority in the graph: reviewer1 edits a 300 refund to 899 (supervisor-only): not refunded."""
-    order_id = new_order(899)
-    chat = support_agent()
+def edit_300_to_899(chat, order_id: str, identity: str, *roles: str) -> None:
+    """Ask for a 300 refund on `chat`, then answer it as `identity` with an edit to 899."""
     (pending,) = chat.say(phrases.refund_amount(300, order_id)).interrupts
     action = pending.value["action_requests"][0]
-    edit = {
-        "type": "edit",
-        "edited_action": {"name": "issue_refund", "args": {**action["args"], "amount": 899}},
-    }
-    chat.graph.invoke(
-        Command(resume={"decisions": [edit]}), as_caller(chat, "reviewer1", "reviewer"), version="v2"
-    )
+    edited = {"name": "issue_refund", "args": {**action["args"], "amount": 899}}
+    decisions = {"decisions": [{"type": "edit", "edited_action": edited}]}
+    chat.graph.invoke(Command(resume=decisions), as_caller(chat, identity, *roles), version="v2")
+
+
+def test_a_reviewer_edit_over_their_authority_does_not_run(support_agent, services, new_order):
+    """authority in the graph: reviewer1 edits a 300 refund to 899 (supervisor-only): not refunded."""
+    chat = support_agent()
+    edit_300_to_899(chat, new_order(899), "reviewer1", "reviewer")
     assert services.payments.count() == 0
-    assert "needs a supervisor" in " ".join(
-        m.text for m in chat.graph.get_state(chat.config).values["messages"]
-    )
+    said = " ".join(m.text for m in chat.graph.get_state(chat.config).values["messages"])
+    assert "needs a supervisor" in said
 
 
 def test_a_supervisor_edit_within_their_authority_runs(support_agent, services, new_order):
     """the same edit by a supervisor runs once, for the edited amount."""
     order_id = new_order(899)
-    chat = support_agent()
-    (pending,) = chat.say(phrases.refund_amount(300, order_id)).interrupts
-    action = pending.value["action_requests"][0]
-    edit = {
-        "type": "edit",
-        "edited_action": {"name": "issue_refund", "args": {**action["args"], "amount": 899}},
-    }
-    chat.graph.invoke(
-        Command(resume={"decisions": [edit]}),
-        as_caller(chat, "supervisor1", "reviewer", "supervisor"),
-        version="v2",
-    )
-    assert services.payments.count() == 1
+    edit_300_to_899(support_agent(), order_id, "supervisor1", "reviewer", "supervisor")
+    assert [r["amount"] for r in services.payments.refunds_for(order_id)] == [899.0]
 
 
 def test_a_requester_cannot_run_the_ops_agent_even_past_the_server(ops_agent):
