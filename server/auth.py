@@ -273,7 +273,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
             policy=edit_policy(catalog),
         )
         allowed = allowances.granted(thread_id, accepted, pending, user)
-        claims.take([item.pending.id for item in accepted], user.identity)
+        await claims.take([item.pending.id for item in accepted], user.identity)
     except ResumeRefused as refusal:
         await audit.write(
             get_client(), [audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)]

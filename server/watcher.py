@@ -8,6 +8,8 @@ claimed and audited path a person's answer takes. A deadline that passed while t
 was down is handled on the first pass after start. Escalations, the graph a thread resumes
 with and the notices sent are server records (`server.records`), never thread metadata;
 one thread that cannot be handled is logged and skipped, never the end of the pass.
+Among replicas only the holder of the `watcher` lease (`server.leadership`) acts; every
+process still refreshes its own inbox index each pass.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hitl.settings import Settings, get_settings
 from server import audit, inbox, notify, records
 from server.access import as_server
 from server.auth import gate_resume
+from server.leadership import Lease
 from server.pending_index import INDEX
 from server.users import SYSTEM_ACTOR, User
 
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 SYSTEM = User(identity=SYSTEM_ACTOR, role="supervisor")
+LEASE_NAME = "watcher"
+LEASE_PASSES = 3
+"""How many watcher intervals the lease lasts: a leader that stops renewing is replaced after it."""
 
 
 def expiry_answer(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
@@ -59,9 +65,10 @@ def expiry_answer(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the a
 class Watcher:
     """One pass at a time over the waiting approvals; `run` repeats it forever."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        """Use `settings` (the process settings by default)."""
+    def __init__(self, settings: Settings | None = None, lease: Lease | None = None) -> None:
+        """Use `settings` (the process settings by default), leading by `lease` (the shared `watcher` one)."""
         self.settings = settings or get_settings()
+        self.lease = lease or Lease(LEASE_NAME, LEASE_PASSES * self.settings.hitl_watch_interval)
         self.announced: set[str] | None = None
         """Notice keys known to be sent: a cache of the store's records, loaded on the first pass."""
 
@@ -80,13 +87,30 @@ class Watcher:
         client = get_client()
         with as_server():
             await INDEX.refresh(client)
+            if not await self.lead():
+                return
             if self.settings.hitl_notify_url and self.announced is None:
                 self.announced = await records.notices_sent(client)
             for entry in INDEX.threads():
+                if not await self.lease.keep():
+                    logger.warning("watcher: the lease lapsed mid-pass; the new leader does the rest")
+                    return
                 try:
                     await self.watch(client, entry, now)
                 except Exception:  # one thread never stops the pass
                     logger.exception("watcher: thread %s skipped this pass", entry.thread.get("thread_id"))
+
+    async def lead(self) -> bool:
+        """Take or renew the lease; whether this process acts in this pass."""
+        before = self.lease.token
+        token = await self.lease.hold()
+        if token != before:
+            if token is None:
+                logger.info("watcher: %s no longer leads", self.lease.holder)
+            else:  # another leader may have sent notices meanwhile: reload them
+                logger.info("watcher: %s leads (token %d)", self.lease.holder, token)
+                self.announced = None
+        return token is not None
 
     async def watch(self, client: LangGraphClient, entry: Entry, now: datetime) -> None:
         """Notices and deadlines of one thread."""

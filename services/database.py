@@ -116,6 +116,23 @@ file_deletions = Table(
     Column("created_at", String(32), nullable=False),
 )
 
+approval_claims = Table(  # server-side: who is answering an approval now (`server.claims`)
+    "approval_claims",
+    metadata,
+    Column("interrupt_id", String(200), primary_key=True),
+    Column("claimed_by", Text, nullable=False),  # a user identity: no length bound of ours
+    Column("claimed_at", Float, nullable=False),  # seconds since the epoch
+)
+
+leases = Table(  # server-side: which process leads a duty such as the watcher (`server.leadership`)
+    "leases",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("holder", String(300), nullable=False),  # host-pid-random (`server.leadership`)
+    Column("token", Integer, nullable=False),  # fencing token: grows with every change of holder
+    Column("expires_at", Float, nullable=False),  # seconds since the epoch
+)
+
 DEMO_ORDERS: tuple[dict[str, object], ...] = (  # owners: the dev requesters of `.env.example`
     {
         "order_id": "A1024",
