@@ -199,7 +199,7 @@ async def test_bad_overrides_are_refused_at_run_creation(requester, policy, agen
 
 
 async def test_an_override_on_a_resume_and_forged_state_are_refused(requester, reviewer, server_order):
-    """side doors: a policy sent with a resume, allowances in input or in a state write: all 422."""
+    """side doors: a policy sent with a resume (422), allowances in input (422) or in a state write (403)."""
     order_id = server_order(300)
     thread_id, _ = await run(requester, phrases.refund_in_full(order_id))
     with refused(422, "applies from the start of a run"):
@@ -214,7 +214,7 @@ async def test_an_override_on_a_resume_and_forged_state_are_refused(requester, r
             "support",
             input={"messages": [{"role": "user", "content": "hi"}], "approval_allowances": forged},
         )
-    with refused(422, "may not set approval_allowances"):
+    with refused(403, "Only a supervisor may write a thread's state"):
         await requester.threads.update_state(thread_id, {"approval_allowances": forged})
 
 
