@@ -257,8 +257,8 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     """Check, claim, audit and receipt one resume; raise an HTTP refusal otherwise.
 
     Used by the auth handler for people and by the watcher for the system actor, so both
-    pass the same checks. The claim (set without an `await` between check and set) makes a
-    person's answer and an expiry racing for one interrupt end in exactly one outcome.
+    pass the same checks. The claim (all or nothing, in the shared database: `server.claims`)
+    makes answers racing for one interrupt, on any replica, end in exactly one outcome.
     An edit is authorised on its edited arguments, by `graph_id`'s policy.
     """
     catalog = await overrides.catalog_of(graph_id) if graph_id else None

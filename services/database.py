@@ -207,6 +207,10 @@ def _sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None
     cursor.close()
 
 
+SCHEMA_ATTEMPTS = 3
+"""How often opening a new SQLite file looks again after another process created a table first."""
+
+
 def connect(url: str) -> Engine:
     """Open the business database at `url`, creating and seeding it on first use."""
     if url.startswith("sqlite:///"):
@@ -214,13 +218,22 @@ def connect(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    with engine.begin() as conn:
-        if engine.dialect.name == "postgresql":
-            # Processes opening a new database at once (server workers, a test) would race on
-            # CREATE TABLE, which PostgreSQL does not serialise: the first creates, the rest wait.
-            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
-        metadata.create_all(conn)
-        add_missing_columns(conn)
+    for attempt in range(SCHEMA_ATTEMPTS):
+        try:
+            with engine.begin() as conn:
+                if engine.dialect.name == "postgresql":
+                    # Processes opening a new database at once (server workers, a test) would race
+                    # on CREATE TABLE, which PostgreSQL does not serialise: the first creates, the
+                    # rest wait.
+                    conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+                metadata.create_all(conn)
+                add_missing_columns(conn)
+            break
+        except OperationalError as error:
+            # Two SQLite processes opening a new file at once both see a table missing; the
+            # second CREATE fails. The other made it: look again.
+            if "already exists" not in str(error.orig).lower() or attempt == SCHEMA_ATTEMPTS - 1:
+                raise
     seed_demo_orders(engine)
     seed_demo_flights(engine)
     return engine

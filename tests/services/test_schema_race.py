@@ -1,0 +1,49 @@
+"""Opening one new SQLite business database from several processes at once: created once, no error.
+
+The dev server and a test (or two server workers) may open a fresh file in the same instant;
+both see the tables missing and both CREATE them. Each process here opens the file the moment
+a shared start file appears.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OPENER = """
+import sys, time
+from pathlib import Path
+go = Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.001)
+from services.registry import Services
+Services.open(sys.argv[1])
+print("opened")
+"""
+
+
+def test_three_processes_open_a_new_database_at_once(database_url, tmp_path):
+    """race on CREATE TABLE: 3 processes open one new database at once (SQLite: 3 new files); none fails."""
+    urls = [database_url]
+    if database_url.startswith("sqlite"):
+        urls += [f"sqlite:///{tmp_path / f'again-{n}.db'}" for n in range(2)]
+    for round_, url in enumerate(urls):
+        go = tmp_path / f"go-{round_}"
+        racers = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, url, str(go)],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(3)
+        ]
+        time.sleep(1.5)  # let every interpreter import and wait on the start file
+        go.touch()
+        for racer in racers:
+            out, err = racer.communicate(timeout=60)
+            assert (racer.returncode, out.strip()) == (0, "opened"), err[-2000:]
