@@ -16,5 +16,4 @@ if TYPE_CHECKING:
 
 def engine() -> Engine:
     """The engine the business services of this process use (opened on first use: blocking)."""
-    # `Services` exposes no engine of its own; every service holds the same one.
-    return default_services().records._engine  # noqa: SLF001
+    return default_services().engine

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from hitl.settings import get_settings
 from services.bookings import Bookings
@@ -15,6 +16,9 @@ from services.payments import Payments
 from services.records import Records
 from services.sql import SqlConsole
 from services.workspace import FileDeletions
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class Services:
     records: Records
     sql: SqlConsole
     file_deletions: FileDeletions
+    engine: Engine
+    """The database every service above uses (the server keeps its claims and leases there too)."""
 
     @classmethod
     def open(cls, database_url: str) -> Services:
@@ -43,6 +49,7 @@ class Services:
             records=Records(engine),
             sql=SqlConsole(engine),
             file_deletions=FileDeletions(engine),
+            engine=engine,
         )
 
 

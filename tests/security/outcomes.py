@@ -149,7 +149,7 @@ def add_owned_order(services: Services, amount: float, owner: str) -> str:
 
 def connect_to(services: Services) -> Any:
     """The engine behind `services` (every service holds the same one)."""
-    return services.payments._engine  # noqa: SLF001  (the services keep it private; tests read tables directly)
+    return services.engine
 
 
 class Ledger:
