@@ -7,6 +7,8 @@ version is brought up to date on opening (nullable columns it lacks are added).
 
 from __future__ import annotations
 
+import fcntl
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from sqlite3 import Connection as SQLiteConnection
 
     from sqlalchemy import Connection
@@ -207,8 +210,24 @@ def _sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None
     cursor.close()
 
 
-SCHEMA_ATTEMPTS = 3
-"""How often opening a new SQLite file looks again after another process created a table first."""
+@contextmanager
+def _schema_lock(url: str) -> Iterator[None]:
+    """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
+
+    Two processes opening a new file at once would both see a table missing and both CREATE
+    it (SQLite takes its write lock only at the CREATE); the second would fail. PostgreSQL
+    has its advisory lock instead, and an in-memory SQLite database is one process's own.
+    """
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
+    if not path or path == ":memory:":
+        yield
+        return
+    with Path(f"{path}.lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def connect(url: str) -> Engine:
@@ -218,22 +237,13 @@ def connect(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    for attempt in range(SCHEMA_ATTEMPTS):
-        try:
-            with engine.begin() as conn:
-                if engine.dialect.name == "postgresql":
-                    # Processes opening a new database at once (server workers, a test) would race
-                    # on CREATE TABLE, which PostgreSQL does not serialise: the first creates, the
-                    # rest wait.
-                    conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
-                metadata.create_all(conn)
-                add_missing_columns(conn)
-            break
-        except OperationalError as error:
-            # Two SQLite processes opening a new file at once both see a table missing; the
-            # second CREATE fails. The other made it: look again.
-            if "already exists" not in str(error.orig).lower() or attempt == SCHEMA_ATTEMPTS - 1:
-                raise
+    with _schema_lock(url), engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            # Processes opening a new database at once (server workers, a test) would race on
+            # CREATE TABLE, which PostgreSQL does not serialise: the first creates, the rest wait.
+            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+        metadata.create_all(conn)
+        add_missing_columns(conn)
     seed_demo_orders(engine)
     seed_demo_flights(engine)
     return engine

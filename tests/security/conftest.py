@@ -27,3 +27,21 @@ async def http_as(server):
     yield make
     for client in opened:
         await client.aclose()
+
+
+@pytest.fixture(scope="package", autouse=True)
+def leave_no_pending_approvals(server):
+    """After the suite: delete every thread it left (hundreds wait for approvals).
+
+    The session's server is shared with the server and web tests that follow, whose reviewers'
+    inboxes list the oldest approvals first: the suite's leftovers would push theirs off the page.
+    """
+    yield
+    with httpx.Client(base_url=server.url, headers=headers("supervisor1"), timeout=60) as http:
+        for _ in range(20):  # 500 at a time; the suite leaves far fewer than 10,000
+            threads = http.post("/threads/search", json={"limit": 500}).json()
+            if not threads:
+                return
+            for thread in threads:
+                http.delete(f"/threads/{thread['thread_id']}").raise_for_status()
+        pytest.fail("threads kept coming back after deletion")

@@ -53,10 +53,10 @@ async def test_twenty_pending_approvals_survive_a_restart(tmp_path, how):
     its refund pending; each approve then refunds exactly once, and no turn was replayed.
     """
     first = start_dev_server(tmp_path)
-    services = first.services
-    orders = [add_order(services, 101 + n) for n in range(PENDING)]
     requester = client(first, "requester1")
     try:
+        services = first.services
+        orders = [add_order(services, 101 + n) for n in range(PENDING)]
         started = await asyncio.gather(*(start(requester, phrases.refund_in_full(o)) for o in orders))
     finally:
         stop(first.process, how)
