@@ -3,7 +3,8 @@
 That is the thread's owner (`hitl.caller.acting_for`), also when a reviewer's approval
 resumes the run. A customer (requester) works on their own orders and bookings; staff
 (reviewer, supervisor) on everyone's. With no caller (the graph runs in-process, without the
-server) nothing is restricted: there the server's walls are the only ones. Read at call time, never at build time.
+server) nothing is restricted: there the server's walls are the only ones. Read at call time,
+never at build time.
 """
 
 from __future__ import annotations

@@ -111,9 +111,7 @@ async def test_three_interrupts_answered_one_at_a_time(
     assert old_order in (server_workspace / archive).read_text()
 
 
-async def test_an_edit_missing_a_required_argument_is_refused_naming_it(
-    operator, reviewer, server_workspace
-):
+async def test_an_edit_missing_a_required_argument_is_refused_naming_it(operator, reviewer, server_workspace):
     """edit: delete_file with no `path` is refused, the error names `path`, and nothing is deleted."""
     log = server_workspace / "tmp" / f"{uuid.uuid4().hex[:8]}.log"
     log.write_text("old\n")
