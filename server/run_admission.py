@@ -219,11 +219,10 @@ def _message(message: object, where: str, *, supervisor: bool) -> None:
         raise ResumeRefused(422, f"{where} must be an object with a role and text content.")
     kind = str(message.get("type") or message.get("role") or "")
     if kind not in (SUPERVISOR_TYPES if supervisor else HUMAN_TYPES):
-        what = "tool calls, tool results or" if not supervisor else "tool results, tool calls or"
         raise ResumeRefused(
             403 if kind in SUPERVISOR_TYPES else 422,
             f"{where} is a {kind or 'untyped'} message; a client sends human messages only "
-            f"(no {what} other messages).",
+            "(no tool calls, tool results or other messages).",
         )
     if extra := sorted(set(message) - MESSAGE_KEYS):
         raise ResumeRefused(
