@@ -13,22 +13,19 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Mapping
-from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
-from deepagents.middleware.filesystem import FilesystemMiddleware
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langchain.agents.middleware.human_in_the_loop import (
     _answer_message,  # the stock tool message for a reject or respond
-    _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
     _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
 )
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
-from pydantic import WrapValidator, create_model
 
+from hitl import answer_contract
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
 from hitl.caller import Caller, current_caller
@@ -36,17 +33,14 @@ from hitl.contracts import (
     ActionRequest,
     Allowance,
     ApprovalReceipt,
-    ApproveAndAllowDecision,
     BatchedApprovalRequest,
     InterruptMode,
     ReviewConfig,
     ToolApprovalRequest,
 )
 from hitl.deadlines import Deadline, earliest
-from hitl.edits import decision_schema
 from hitl.overrides import PolicyCatalog, effective_policy, parse
 from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
-from hitl.published_schema import PublishedSchema
 from hitl.tool_outcome import arun_checked, run_checked
 from hitl.trusted_state import (
     CLEARANCES_KEY,
@@ -124,9 +118,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.agent = agent
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
+        answer_contract.register(agent, tools)
         self.default_deadline = default_deadline
-        self._decision_types: dict[tuple[object, ...], type] = {}
-        self._response_types: dict[tuple[type, ...], type] = {}
         self._descriptions: OrderedDict[str, str] = OrderedDict()
         self.run_policy_catalog = run_policy_catalog
         self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
@@ -215,9 +208,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             agent=self.agent,
             **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
-        answer = interrupt(
-            request, response_schema=self._batched_response_type([c for _, c in gated], policy)
-        )
+        answer = interrupt(request, response_schema=_contract(request))
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
         return self._apply_decisions(last, decisions, policy, thread_id)
 
@@ -388,7 +379,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return request, None
         gate = policy[call["name"]]
         value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
-        decision = interrupt(value, response_schema=self._decision_type(call, gate, request.tool))
+        decision = interrupt(value, response_schema=_contract(value))
         if (refusal := self._unauthorised(call, decision, gate)) is not None:
             return refusal
         if decision["type"] == "approve":
@@ -462,49 +453,18 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             config["may_allow"] = True
         return config
 
-    def _batched_response_type(self, calls: list[ToolCall], policy: Mapping[str, ToolGate]) -> type:
-        """`{"decisions": [...]}` with exactly one allowed decision per call, in order.
 
-        Built once per shape (tools, decisions, allowances) and reused, its JSON Schema too
-        (`hitl.published_schema`): building either is the costliest part of an interrupt.
-        """
-        per_call = tuple(self._decision_type(c, policy[c["name"]]) for c in calls)
-        if (cached := self._response_types.get(per_call)) is None:
-            response = create_model(
-                "BatchedResponse",
-                __base__=PublishedSchema,
-                decisions=(tuple[per_call], ...),  # type: ignore[valid-type]
-            )
-            cached = self._response_types[per_call] = cast(
-                "type", Annotated[response, WrapValidator(_as_sent)]
-            )
-            response.publish(cached)
-        return cached
+def _contract(value: BatchedApprovalRequest | ToolApprovalRequest) -> type:
+    """The answer `value` accepts (`hitl.answer_contract`): what the server checks, by construction.
 
-    def _decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None = None) -> type:
-        """The decision schema for this call, built once per shape and reused."""
-        tool = tool or self.tools_by_name.get(call["name"]) or builtin_tools().get(call["name"])
-        key = (call["name"], gate.allowed_decisions, gate.may_allow(call["args"]), id(tool))
-        if (cached := self._decision_types.get(key)) is None:
-            cached = self._decision_types[key] = self._build_decision_type(call, gate, tool)
-        return cached
-
-    def _build_decision_type(self, call: ToolCall, gate: ToolGate, tool: BaseTool | None) -> type:
-        """The stock decision schema for this call; its approve may carry `allow` when `may_allow`.
-
-        Edit args follow `tool`'s schema: the running tool in per-call mode, else this agent's
-        tool of that name, else Deep Agents' own file tool of that name.
-        """
-        allowed = list(gate.allowed_decisions)
-        if not gate.may_allow(call["args"]):
-            return decision_schema(allowed, call["name"], tool)
-        return decision_schema(allowed, call["name"], tool, approve=ApproveAndAllowDecision)
-
-
-@cache
-def builtin_tools() -> dict[str, BaseTool]:
-    """Deep Agents' own file tools, for the schema of an edit to one of them."""
-    return {t.name: t for t in FilesystemMiddleware().tools}
+    Raises:
+        RuntimeError: the gate built a value no contract is known for (a bug, never a pause unchecked).
+    """
+    found = answer_contract.response_type(value)
+    if found is None:
+        msg = f"no answer contract is known for the interrupt {value!r}"
+        raise RuntimeError(msg)
+    return found
 
 
 def _thread_id() -> str | None:

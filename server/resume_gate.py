@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import jsonschema_rs
 
+from hitl import answer_contract
 from hitl.edits import nul_free
 
 if TYPE_CHECKING:
@@ -247,9 +248,18 @@ def _match(resume: object, pending: list[Pending]) -> list[Accepted]:
 
 
 def _validate(item: Accepted) -> None:
-    schema = item.pending.response_schema
+    """Check the answer against the contract derived from the interrupt's value.
+
+    The engine's `response_schema` is only a fallback for a value this package never raises:
+    some API versions (langgraph-api 0.11.1) do not report it. Without either, refuse.
+    """
+    schema = answer_contract.response_schema(item.pending.value) or item.pending.response_schema
     if not schema:
-        return
+        raise ResumeRefused(
+            422,
+            f"No answer contract is known for {item.pending.subject} ({item.pending.id}), "
+            "so no answer to it can be checked; nothing was saved.",
+        )
     errors = sorted(
         _validator(json.dumps(schema, sort_keys=True)).iter_errors(item.answer),
         key=lambda e: (e.instance_path[-1:] not in (["type"], ["name"]), len(e.instance_path)),
