@@ -51,6 +51,21 @@ def _metadata(raw: bytes | str | None) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
+EMBEDDED_EDITION = "inmem"
+"""The runtime of `langgraph dev`: one process, records in memory, checkpoints here."""
+
+
+def runtime_edition() -> str:
+    """The runtime the server runs on (`inmem`, `postgres`, `pg`, ...): checked before anything else.
+
+    Read from `langgraph_runtime`, which imports the edition's package; `langgraph_api`'s own
+    `IS_POSTGRES_BACKEND` names only the licensed one and says False on every other.
+    """
+    import langgraph_runtime  # noqa: PLC0415  (exists only inside the server)
+
+    return str(langgraph_runtime.RUNTIME_EDITION)
+
+
 def checkpoint_file() -> Path:
     """Where the dev server's checkpoints are kept: `checkpoints.db` in `DATA_DIR`."""
     return get_settings().data_dir / "checkpoints.db"
@@ -61,16 +76,18 @@ async def durable_checkpointer() -> AsyncIterator[DurableSaver]:
     """Open the SQLite checkpoint file; the server enters this once per event loop.
 
     Raises:
-        RuntimeError: started by the production Agent Server, which must keep its own
-            PostgreSQL checkpointer (its image sets `LANGGRAPH_CHECKPOINTER` from
-            `langgraph.json`; `deploy/docker-compose.yml` clears it).
+        RuntimeError: started on any runtime but the embedded one of `langgraph dev` (the
+            Agent Server, `langgraph-runtime-pg` replicas), which keep their checkpoints in
+            PostgreSQL: a SQLite file per process would make each approval answerable on one
+            replica only. Their config leaves `checkpointer` out (`langgraph.replicas.json`;
+            the Agent Server's image: `LANGGRAPH_CHECKPOINTER=''`, see deploy/README.md).
     """
-    from langgraph_api.feature_flags import IS_POSTGRES_BACKEND  # noqa: PLC0415 (only inside the server)
-
-    if IS_POSTGRES_BACKEND:
+    edition = runtime_edition()
+    if edition != EMBEDDED_EDITION:
         msg = (
-            "server.checkpointer is for `langgraph dev` only: the Agent Server keeps its checkpoints "
-            "in PostgreSQL. Set LANGGRAPH_CHECKPOINTER='' for the container (see deploy/README.md)."
+            f"server.checkpointer is for `langgraph dev` only, not the {edition!r} runtime, which keeps "
+            "its checkpoints in PostgreSQL. Serve with langgraph.replicas.json, or set "
+            "LANGGRAPH_CHECKPOINTER='' for the Agent Server's container (see deploy/README.md)."
         )
         raise RuntimeError(msg)
     path = checkpoint_file()

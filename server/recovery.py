@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from server.checkpointer import durable_checkpointer
+from server.checkpointer import EMBEDDED_EDITION, durable_checkpointer, runtime_edition
 
 if TYPE_CHECKING:
     from server.checkpointer import DurableSaver
@@ -43,11 +43,11 @@ async def recover_after_crash() -> Recovery:
     and holding its lock from the first instant keeps every left-over run pending meanwhile.
     """
     from langgraph_api import config  # noqa: PLC0415 (these exist only inside the server)
-    from langgraph_api.feature_flags import IS_POSTGRES_BACKEND  # noqa: PLC0415
-    from langgraph_runtime.ops import RUN_LOCK  # noqa: PLC0415
 
-    if IS_POSTGRES_BACKEND or not config.USE_CUSTOM_CHECKPOINTER:
+    if runtime_edition() != EMBEDDED_EDITION or not config.USE_CUSTOM_CHECKPOINTER:
         return Recovery()
+    from langgraph_runtime.ops import RUN_LOCK  # noqa: PLC0415  (the embedded runtime's only)
+
     async with RUN_LOCK, durable_checkpointer() as saver:
         recovery = await recover(saver)
     await logger.ainfo(
