@@ -20,10 +20,13 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 
 from hitl.settings import get_settings
+from server import broadcast, engine_compat
 from server.auth import authenticate
+from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
 from server.state_writes import StateWriteCheck
+from server.topology import check_topology
 from server.users import directory, is_dev_token, is_loopback
 from server.watcher import Watcher
 
@@ -124,13 +127,17 @@ def _passes_unchecked(scope: Scope) -> bool:
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
     directory()  # a malformed HITL_USERS, or dev tokens outside dev mode, stop the start here
+    check_topology()
     await recover_after_crash()
-    watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
-    try:
-        yield
-    finally:
-        watcher.cancel()
+    async with broadcast.shared(INDEX):
+        watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
+        try:
+            yield
+        finally:
+            watcher.cancel()
 
+
+engine_compat.apply()
 
 app = Starlette(
     routes=ROUTES,

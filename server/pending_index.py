@@ -6,6 +6,8 @@ The inbox and the watcher read from it. Three ways keep it current:
   process's auth handlers marks its thread; the next read looks up only the marked threads
   (one `threads.search(ids=...)`) and keeps re-reading a mark until its thread has settled
   (not busy, and updated since the mark).
+- **Shared marks** (`server.broadcast`): the marks and escalations of the other replicas,
+  sent over the business database as they are made.
 - **Changes** (each watcher pass). The threads updated since the last pass, newest first:
   what other processes (replicas, crons) changed shows up within `HITL_WATCH_INTERVAL`.
 - **A full re-read** (a watcher pass at most every `FULL_EVERY_SECONDS`, and the first look).
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
+    from server.broadcast import Broadcast
     from server.records import Escalation
     from server.users import Decider
 
@@ -200,10 +203,19 @@ class PendingIndex:
         self.seen_until = ""
         self.full_at = -self.FULL_EVERY_SECONDS
         self._lock = asyncio.Lock()
+        self.broadcast: Broadcast | None = None
+        """Where this process's marks and escalations go to the other replicas (`server.broadcast`)."""
 
-    def mark(self, thread_id: str) -> None:
-        """Something is changing `thread_id` through this process: re-read it until it settles."""
-        self.marks[thread_id] = datetime.now(UTC)
+    def mark(self, thread_id: str, *, at: datetime | None = None, share: bool = True) -> None:
+        """Something is changing `thread_id` (since `at`, now by default): re-read it until it settles.
+
+        A mark made here is also sent to the other replicas (`share`); theirs arrive with `share` off.
+        """
+        at = at or datetime.now(UTC)
+        if (known := self.marks.get(thread_id)) is None or known < at:
+            self.marks[thread_id] = at
+        if share and self.broadcast is not None:
+            self.broadcast.mark(thread_id, at)
 
     async def sync(self, client: LangGraphClient) -> None:
         """The request path: the first look reads everything, later ones only the marked threads."""
@@ -222,8 +234,10 @@ class PendingIndex:
                 await self._read_changes(client)
             await self._read_marked(client)
 
-    def escalate(self, escalation: Escalation) -> None:
-        """This process recorded `escalation`: its rows change now (other processes' on their next pass)."""
+    def escalate(self, escalation: Escalation, *, share: bool = True) -> None:
+        """`escalation` was recorded (here, or on another replica when `share` is off): its rows change."""
+        if share and self.broadcast is not None:
+            self.broadcast.escalate(escalation)
         self.escalations.setdefault(escalation.thread_id, {})[escalation.interrupt_id] = escalation
         if (entry := self.entries.get(escalation.thread_id)) is not None:
             self._put(escalation.thread_id, entry.thread, entry.pending)
