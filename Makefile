@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+REPLICAS_STAMP := .venv-replicas/.installed
+N ?= 2
 PORT ?= 2024
 # `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).
 # The server reads HITL_DEV_MODE from its environment only, so the .env copied from .env.example
@@ -19,7 +21,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
 .DEFAULT_GOAL := help
-.PHONY: help dev test lint schemas bench clean
+.PHONY: help dev serve-replicas test lint schemas bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -28,6 +30,13 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+# The replica engine (langhost + langgraph-runtime-pg) pins langgraph-api 0.11.1: its own venv.
+$(REPLICAS_STAMP): pyproject.toml constraints-replicas.txt
+	$(PYTHON) -m venv .venv-replicas
+	.venv-replicas/bin/python -m pip install --quiet --upgrade pip
+	.venv-replicas/bin/python -m pip install --quiet -c constraints-replicas.txt -e . langhost
 	touch $@
 
 $(WEB_DEPS): $(WEB)/package-lock.json
@@ -50,7 +59,10 @@ dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve ag
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
 
-test: $(STAMP) $(WEB_BUILD) $(CHROMIUM) ## Set up; web unit tests (Vitest), then pytest (graphs, server, Chromium)
+serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
+	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.replicas --replicas $(N) --port $(PORT)
+
+test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) ## Set up; web unit tests (Vitest), then pytest (graphs, server, Chromium)
 	cd $(WEB) && npm test
 	$(BIN)/pytest
 
@@ -66,4 +78,4 @@ bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~15
 	$(BIN)/python -m bench
 
 clean: ## Remove the virtualenv, data, server state and the web build
-	rm -rf $(VENV) data .langgraph_api $(WEB)/dist
+	rm -rf $(VENV) .venv-replicas data .langgraph_api $(WEB)/dist
