@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import threading
 import time
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -23,6 +20,7 @@ from langgraph_sdk import get_client
 from hitl.scripted import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
+from tests.notices import Receiver
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server
@@ -33,34 +31,6 @@ SHORT = {
     "EMAIL_DEADLINE_SECONDS": "3",
     "HITL_WATCH_INTERVAL": "0.3",
 }
-
-
-class Receiver:
-    """Records POSTed notices; the first `failures` attempts answer 500 to exercise retries."""
-
-    def __init__(self, failures: int = 0) -> None:
-        self.notices: list[dict] = []
-        self.attempts = 0
-        self.failures = failures
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                receiver.attempts += 1
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if receiver.attempts <= receiver.failures:
-                    self.send_response(500)
-                else:
-                    receiver.notices.append(body)
-                    self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *_args) -> None:
-                return
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/hook"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
 
 @pytest.fixture(scope="module")

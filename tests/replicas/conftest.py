@@ -1,0 +1,121 @@
+"""Replica sets for the replica tests: 2 real `langhost serve` replicas on the local PostgreSQL + Redis.
+
+Each test module gets its own set (`server.replicas.ReplicaSet`) with fresh databases and the
+environment its `replica_env` fixture gives, so a module that kills a replica or shortens deadlines
+leaves the others alone. The set is stopped by PID and its databases dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import psycopg
+import pytest
+from psycopg import sql
+
+from server.replicas import LANGHOST, POSTGRES, ReplicaSet
+from services.registry import Services
+from tests.devserver import DEV_TOKENS, dev_users
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Iterator
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def replica_env() -> dict[str, str]:
+    """What a test module sets for its replicas (a module overrides this fixture)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def replicas(tmp_path_factory, replica_env) -> Iterator[ReplicaSet]:
+    """Two replicas sharing one runtime database, business database, Redis, workspace and seal key."""
+    if not LANGHOST.exists():
+        pytest.fail(f"{LANGHOST} is missing: `make .venv-replicas/.installed` installs the replica engine")
+    env = {
+        "HITL_USERS": dev_users(),
+        "HITL_DEV_MODE": "true",
+        "MODEL": "scripted",
+        **replica_env,
+    }
+    running = ReplicaSet(f"hitl_test_{uuid.uuid4().hex[:8]}", tmp_path_factory.mktemp("replicas"), env=env)
+    running.create_databases(fresh=True)
+    try:
+        running.start(2)
+        yield running
+    finally:
+        running.stop()
+        drop_databases(running)
+
+
+def drop_databases(replicas: ReplicaSet) -> None:
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
+        for suffix in ("runtime", "business"):
+            name = sql.Identifier(f"{replicas.name}_{suffix}")
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+
+
+@pytest.fixture(scope="module")
+def business(replicas) -> Iterator[Services]:
+    """The shared PostgreSQL business database, as the tests read it."""
+    services = Services.open(replicas.business_url)
+    yield services
+    services.engine.dispose()
+
+
+def http(url: str, user: str) -> httpx.AsyncClient:
+    """A plain HTTP client of replica `url` acting as dev user `user`."""
+    return httpx.AsyncClient(
+        base_url=url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"}, timeout=60
+    )
+
+
+async def until(check: Callable[[], Awaitable[Any]], seconds: float = 60, every: float = 0.05) -> Any:
+    """Poll `check` until it returns something truthy (bounded); its result."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if result := await check():
+            return result
+        await asyncio.sleep(every)
+    pytest.fail(f"condition not reached in {seconds} s")
+
+
+async def inbox_threads(client: httpx.AsyncClient) -> set[str]:
+    """The thread ids in `client`'s inbox (first page of 500)."""
+    response = await client.get("/inbox", params={"limit": 500})
+    response.raise_for_status()
+    return {row["thread_id"] for row in response.json()["items"]}
+
+
+async def pause_refund(client: httpx.AsyncClient, order_id: str) -> tuple[str, str]:
+    """As `client` (a requester), ask for a full refund of `order_id`; the thread and its interrupt id."""
+    from hitl.scripted import phrases  # noqa: PLC0415
+
+    thread_id = (await client.post("/threads", json={})).raise_for_status().json()["thread_id"]
+    body = {
+        "assistant_id": "support",
+        "input": {"messages": [{"role": "user", "content": phrases.refund_in_full(order_id)}]},
+    }
+    (await client.post(f"/threads/{thread_id}/runs/wait", json=body)).raise_for_status()
+    thread = (await client.get(f"/threads/{thread_id}")).raise_for_status().json()
+    [interrupt] = [i for batch in (thread.get("interrupts") or {}).values() for i in batch]
+    return thread_id, interrupt["id"]
+
+
+def approve(interrupt_id: str) -> dict[str, Any]:
+    """A run body that approves the one refund of `interrupt_id`."""
+    return {
+        "assistant_id": "support",
+        "command": {"resume": {interrupt_id: {"decisions": [{"type": "approve"}]}}},
+    }
+
+
+async def audit(client: httpx.AsyncClient, thread_id: str) -> list[dict[str, Any]]:
+    """The thread's audit trail."""
+    return (await client.get(f"/audit/{thread_id}")).raise_for_status().json()["records"]

@@ -1,0 +1,67 @@
+"""Deadlines across replicas: one watcher leads (`server.leadership`), so each is acted on once.
+
+Both replicas run the watcher every 0.3 s with refund deadlines of 3 s: a refund nobody
+answers is escalated to a supervisor, then rejected by the system at its second deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+
+from tests.conftest import add_order
+from tests.notices import Receiver
+from tests.replicas.conftest import audit, http, pause_refund, until
+
+pytestmark = pytest.mark.server
+APPROVALS = 20
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    running = Receiver()
+    yield running
+    running.http.shutdown()
+    running.http.server_close()
+
+
+@pytest.fixture(scope="module")
+def replica_env(receiver) -> dict[str, str]:
+    return {
+        "REFUND_DEADLINE_SECONDS": "3",
+        "ESCALATION_DEADLINE_SECONDS": "3",
+        "HITL_WATCH_INTERVAL": "0.3",
+        "HITL_NOTIFY_URL": receiver.url,
+    }
+
+
+async def test_each_deadline_is_acted_on_once_with_one_notice_each(replicas, business, receiver):
+    """20 refunds: escalated once, then rejected once by the system; one notice per event; none refunded."""
+    a, b = replicas.urls
+    async with http(a, "requester1") as requester, http(b, "supervisor1") as supervisor:
+        orders = [add_order(business, 600 + i) for i in range(APPROVALS)]
+        paused = []
+        for start in range(0, APPROVALS, 10):
+            paused += await asyncio.gather(*(pause_refund(requester, o) for o in orders[start : start + 10]))
+
+        async def all_settled() -> bool:
+            threads = [(await supervisor.get(f"/threads/{t}")).json() for t, _ in paused]
+            return all(t["status"] == "idle" for t in threads)
+
+        await until(all_settled, seconds=90, every=0.5)
+        for thread_id, interrupt_id in paused:
+            trail = [
+                (r["interrupt_id"], r["reviewer"], r["decision"], r["outcome"])
+                for r in await audit(supervisor, thread_id)
+            ]
+            assert trail == [
+                (interrupt_id, "system", "escalated", "accepted"),
+                (interrupt_id, "system", "reject", "accepted"),
+            ]
+        notices = Counter((n["thread_id"], n["event"]) for n in receiver.notices)
+        expected = {(t, e) for t, _ in paused for e in ("approval_pending", "approval_escalated")}
+        assert set(notices) == expected
+        assert set(notices.values()) == {1}
+    assert all(business.payments.refunds_for(o) == [] for o in orders)

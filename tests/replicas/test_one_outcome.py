@@ -1,0 +1,55 @@
+"""One outcome per approval across replicas: the same approval sent to A and B at the same moment.
+
+Claims are rows in the shared business database (`server.claims`): one answer wins, the other
+gets 409, and only the winner's decision is recorded, receipted and carried out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.conftest import add_order
+from tests.replicas.conftest import approve, audit, http, pause_refund, until
+
+pytestmark = pytest.mark.server
+ROUNDS = 50
+
+
+async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, business):
+    """50 rounds: 200 once and 409 once; 1 refund, 1 accepted audit record and 1 receipt per approval."""
+    a, b = replicas.urls
+    async with (
+        http(a, "requester1") as requester,
+        http(a, "supervisor1") as on_a,
+        http(b, "supervisor1") as on_b,
+    ):
+        orders = [add_order(business, 600 + i) for i in range(ROUNDS)]
+        paused = []
+        for start in range(0, ROUNDS, 10):
+            paused += await asyncio.gather(*(pause_refund(requester, o) for o in orders[start : start + 10]))
+        statuses = []
+        for thread_id, interrupt_id in paused:
+            body = approve(interrupt_id)
+            answers = await asyncio.gather(
+                on_a.post(f"/threads/{thread_id}/runs", json=body),
+                on_b.post(f"/threads/{thread_id}/runs", json=body),
+            )
+            statuses.append(sorted(r.status_code for r in answers))
+        assert statuses == [[200, 409]] * ROUNDS
+
+        async def settled(thread_id: str) -> bool:
+            return (await on_a.get(f"/threads/{thread_id}")).json()["status"] == "idle"
+
+        for thread_id, _ in paused:
+            await until(lambda t=thread_id: settled(t))
+        for order_id, (thread_id, interrupt_id) in zip(orders, paused, strict=True):
+            assert len(business.payments.refunds_for(order_id)) == 1, order_id
+            accepted = [r for r in await audit(on_b, thread_id) if r["outcome"] == "accepted"]
+            assert [(r["interrupt_id"], r["decision"]) for r in accepted] == [(interrupt_id, "approve")]
+            state = (await on_b.get(f"/threads/{thread_id}/state")).json()
+            receipts = [
+                r for r in state["values"].get("approval_receipts", []) if r["interrupt_id"] == interrupt_id
+            ]
+            assert len(receipts) == 1, receipts
