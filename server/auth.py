@@ -16,8 +16,9 @@ from hitl.agent_access import may_run, who_may_run
 from hitl.caller import ACTING_FOR_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import seal_allowance, seal_receipt
-from server import allowances, audit, claims, overrides, records, run_admission
+from server import allowances, audit, claims, overrides, records, run_admission, run_starts
 from server.access import as_server, is_server
+from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import User, directory
@@ -148,7 +149,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
 
 
 _ADMITTING: set[str] = set()
-"""Threads whose run creation this process is checking right now."""
+"""Threads whose run creation this process is checking right now (replicas: `server.run_starts`)."""
 
 
 async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.FilterType | None:
@@ -187,11 +188,23 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         )
     elif owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
+    await _claim_start(str(thread_id), value)
     _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
     await _audit_rewrites(user, str(thread_id), graph_id, admitted)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
     return None
+
+
+async def _claim_start(thread_id: str, value: Auth.types.RunsCreate) -> None:
+    """Among replicas, claim the thread for this run (`server.run_starts`); one process needs no row."""
+    if not shared_runtime():
+        return
+    try:
+        with as_server():
+            await run_starts.claim(get_client(), thread_id, str(value.get("run_id")))
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
 
 
 def _customer(identity: object) -> User:

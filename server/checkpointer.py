@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from contextlib import asynccontextmanager
+from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -64,6 +65,12 @@ def runtime_edition() -> str:
     import langgraph_runtime  # noqa: PLC0415  (exists only inside the server)
 
     return str(langgraph_runtime.RUNTIME_EDITION)
+
+
+@cache
+def shared_runtime() -> bool:
+    """Whether other processes may serve the same threads (any runtime but `langgraph dev`'s)."""
+    return runtime_edition() != EMBEDDED_EDITION
 
 
 def checkpoint_file() -> Path:

@@ -53,3 +53,21 @@ async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, busi
                 r for r in state["values"].get("approval_receipts", []) if r["interrupt_id"] == interrupt_id
             ]
             assert len(receipts) == 1, receipts
+
+
+async def test_two_messages_on_one_thread_through_both_replicas_start_one_run(replicas, business):
+    """20 rounds: a new message sent to A and B at once on an idle thread is run once; the other is 409."""
+    a, b = replicas.urls
+    async with http(a, "requester1") as on_a, http(b, "requester1") as on_b:
+        statuses, runs = [], []
+        for _ in range(20):
+            thread_id = (await on_a.post("/threads", json={})).raise_for_status().json()["thread_id"]
+            body = {"assistant_id": "support", "input": {"messages": [{"role": "user", "content": "Hello"}]}}
+            answers = await asyncio.gather(
+                on_a.post(f"/threads/{thread_id}/runs", json=body),
+                on_b.post(f"/threads/{thread_id}/runs", json=body),
+            )
+            statuses.append(sorted(r.status_code for r in answers))
+            runs.append(len((await on_a.get(f"/threads/{thread_id}/runs")).json()))
+    assert statuses == [[200, 409]] * 20
+    assert runs == [1] * 20
