@@ -2,7 +2,9 @@
 
 A lease row names its holder, a fencing token and when it expires. A process takes the lease
 when it is free or expired (the token grows), renews it while it holds it, and leads only
-until the expiry it wrote; a holder that stops renewing is replaced once that passes. Not for
+until the expiry it wrote; a holder that stops renewing is replaced once that passes. What the
+holder must do once (a notice, an escalation) is recorded with `act_once`, which the database
+refuses to a holder that lost the lease meanwhile (fencing) and to a second attempt. Not for
 claims on approvals (`server.claims`).
 """
 
@@ -15,11 +17,11 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
-from sqlalchemy import case, update
+from sqlalchemy import case, delete, exists, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server import shared_db
-from services.database import leases
+from services.database import leases, watcher_acts
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -63,6 +65,45 @@ class Lease:
         if self.held(now) and self._until - now > self.seconds / 2:
             return True
         return await self.hold(now) is not None
+
+    async def act_once(self, key: str, now: float | None = None) -> bool:
+        """Record that the leader does `key`; False if it was done before, or this process no longer leads."""
+        return await asyncio.to_thread(self.act_once_now, key, now)
+
+    def act_once_now(self, key: str, now: float | None = None) -> bool:
+        """`act_once`, blocking: one statement that checks the lease row and inserts the act."""
+        now = time.time() if now is None else now
+        if self.token is None:
+            return False
+        engine = self._engine = self._engine or shared_db.engine()
+        row = leases.c
+        leading = exists().where(
+            row.name == self.name, row.holder == self.holder, row.token == self.token, row.expires_at > now
+        )
+        dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+        statement = (
+            dialect.insert(watcher_acts)
+            .from_select(
+                ["key", "token", "done_at"],
+                select(literal(key), literal(self.token), literal(now)).where(leading),
+            )
+            .on_conflict_do_nothing(index_elements=[watcher_acts.c.key])
+        )
+        with engine.begin() as conn:
+            return conn.execute(statement.returning(watcher_acts.c.key)).first() is not None
+
+    def acts(self, prefix: str) -> set[str]:
+        """The keys of every act recorded under `prefix` (blocking; by any holder, ever)."""
+        engine = self._engine = self._engine or shared_db.engine()
+        with engine.begin() as conn:
+            found = conn.scalars(select(watcher_acts.c.key).where(watcher_acts.c.key.startswith(prefix)))
+            return set(found)
+
+    def forget_acts(self, before: float) -> None:
+        """Delete the acts recorded before `before` (seconds since the epoch; blocking)."""
+        engine = self._engine = self._engine or shared_db.engine()
+        with engine.begin() as conn:
+            conn.execute(delete(watcher_acts).where(watcher_acts.c.done_at < before))
 
     def hold_now(self, now: float | None = None) -> int | None:
         """`hold`, blocking: for threads and processes that are not on an event loop."""

@@ -1,4 +1,4 @@
-"""Server-owned records beside each thread: escalations, the graph it runs, notices sent.
+"""Server-owned records beside each thread: its escalations and the graph it runs.
 
 Kept in the LangGraph Store under `NAMESPACE`, which no client may write or read (see
 `server.auth.on_store`), never in thread metadata, which a thread's owner can PATCH. Every
@@ -30,7 +30,6 @@ logger = logging.getLogger(__name__)
 NAMESPACE = "hitl_records"
 ESCALATIONS = (NAMESPACE, "escalations")
 GRAPHS = (NAMESPACE, "graphs")
-NOTICES = (NAMESPACE, "notices")
 DECIDERS: frozenset[str] = frozenset(get_args(Decider))
 SEARCH_PAGE = 1000
 RECORDED_KEPT = 10_000
@@ -193,22 +192,3 @@ async def graph_of(client: LangGraphClient, thread_id: str) -> str | None:
         return None
     assistant = await client.assistants.get(str(runs[0]["assistant_id"]))
     return str(assistant["graph_id"])
-
-
-def notice_key(interrupt_id: str, event: str) -> str:
-    """The record key of one notice: an interrupt and the event announced."""
-    return f"{interrupt_id}:{event}"
-
-
-async def notices_sent(client: LangGraphClient) -> set[str]:
-    """The keys of every notice already sent (by any process sharing the store)."""
-    return {str(item.get("key")) async for item in _items(client, NOTICES)}
-
-
-async def mark_notice(client: LangGraphClient, thread_id: str, key: str) -> bool:
-    """Record that notice `key` is sent; False when another process recorded it first."""
-    namespace = (*NOTICES, thread_id)
-    if await _stored(client, namespace, key) is not None:
-        return False
-    await client.store.put_item(namespace, key, {"sent_at": datetime.now(UTC).isoformat()}, index=False)
-    return True

@@ -46,9 +46,9 @@ async def claim(
     Raises:
         ResumeRefused: 409 saying whether another run is running or being started.
     """
-    engine = engine or await asyncio.to_thread(shared_db.engine)
+    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
     now = time.time()
-    held = await asyncio.to_thread(_take, engine, thread_id, run_id, now, None)
+    held = await asyncio.to_thread(_take, shared, thread_id, run_id, now, None)
     if held is None:
         return
     holder, since = held
@@ -57,7 +57,7 @@ async def claim(
         raise ResumeRefused(409, "This thread is running; try again when it pauses.")
     if status is None and now - since < START_HOLD_SECONDS:
         raise ResumeRefused(409, "Another run is being started on this thread; try again when it pauses.")
-    if await asyncio.to_thread(_take, engine, thread_id, run_id, now, holder) is not None:
+    if await asyncio.to_thread(_take, shared, thread_id, run_id, now, holder) is not None:
         raise ResumeRefused(409, "Another run is being started on this thread; try again when it pauses.")
 
 

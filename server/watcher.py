@@ -5,8 +5,9 @@ threads (as the inbox does), POSTs a notice for approvals not yet announced, and
 approval past its deadline either escalates it (the next role up must decide; notice sent)
 or answers it as the `system` actor through `server.auth.gate_resume`, the same checked,
 claimed and audited path a person's answer takes. A deadline that passed while the server
-was down is handled on the first pass after start. Escalations, the graph a thread resumes
-with and the notices sent are server records (`server.records`), never thread metadata;
+was down is handled on the first pass after start. Escalations and the graph a thread resumes
+with are server records (`server.records`), never thread metadata; each notice and escalation
+is done once, fenced by the lease (`Lease.act_once` in the business database);
 one thread that cannot be handled is logged and skipped, never the end of the pass.
 Among replicas only the holder of the `watcher` lease (`server.leadership`) acts; every
 process still refreshes its own inbox index each pass.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -43,6 +45,11 @@ SYSTEM = User(identity=SYSTEM_ACTOR, role="supervisor")
 LEASE_NAME = "watcher"
 LEASE_PASSES = 3
 """How many watcher intervals the lease lasts: a leader that stops renewing is replaced after it."""
+NOTICE = "notice:"
+ESCALATED = "escalated:"
+"""Prefixes of the leader's once-only acts (`Lease.act_once`): a notice per interrupt and event."""
+ACTS_KEPT_SECONDS = 90 * 24 * 3600.0
+FORGET_EVERY_SECONDS = 3600.0
 
 
 def expiry_answer(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
@@ -70,7 +77,8 @@ class Watcher:
         self.settings = settings or get_settings()
         self.lease = lease or Lease(LEASE_NAME, LEASE_PASSES * self.settings.hitl_watch_interval)
         self.announced: set[str] | None = None
-        """Notice keys known to be sent: a cache of the store's records, loaded on the first pass."""
+        """Notice keys known to be sent: a cache of the leader's acts, loaded when this process leads."""
+        self.forgot_at = 0.0
 
     async def run(self) -> None:
         """Pass, sleep, repeat; a failing pass is logged and the next one runs."""
@@ -90,7 +98,8 @@ class Watcher:
             if not await self.lead():
                 return
             if self.settings.hitl_notify_url and self.announced is None:
-                self.announced = await records.notices_sent(client)
+                self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
+            await self.forget_old_acts()
             for entry in INDEX.threads():
                 if not await self.lease.keep():
                     logger.warning("watcher: the lease lapsed mid-pass; the new leader does the rest")
@@ -99,6 +108,13 @@ class Watcher:
                     await self.watch(client, entry, now)
                 except Exception:  # one thread never stops the pass
                     logger.exception("watcher: thread %s skipped this pass", entry.thread.get("thread_id"))
+
+    async def forget_old_acts(self) -> None:
+        """Once an hour, delete the record of acts older than `ACTS_KEPT_SECONDS`."""
+        now = time.time()
+        if now - self.forgot_at >= FORGET_EVERY_SECONDS:
+            self.forgot_at = now
+            await asyncio.to_thread(self.lease.forget_acts, now - ACTS_KEPT_SECONDS)
 
     async def lead(self) -> bool:
         """Take or renew the lease; whether this process acts in this pass."""
@@ -119,13 +135,12 @@ class Watcher:
             current = pending.escalated(roles)
             escalation = entry.escalations.get(pending.id)
             if self.settings.hitl_notify_url:
-                await self.announce(client, entry.thread, current, escalation, now, "approval_pending")
+                await self.announce(entry.thread, current, escalation, now, "approval_pending")
             if (deadline := _deadline(current, escalation)) and now >= deadline:
                 await self.expire(client, entry.thread, current, escalation, now)
 
-    async def announce(  # noqa: PLR0913, PLR0917  (the thread, its approval and record, what to say)
+    async def announce(
         self,
-        client: LangGraphClient,
         thread: dict[str, Any],
         pending: Pending,
         escalation: Escalation | None,
@@ -133,12 +148,12 @@ class Watcher:
         event: str,
     ) -> None:
         """POST one notice for `pending` (once per interrupt per event, across restarts and processes)."""
-        key = records.notice_key(pending.id, event)
+        key = f"{NOTICE}{pending.id}:{event}"
         announced = self.announced if self.announced is not None else set()
         if key in announced:
             return
         announced.add(key)
-        if not await records.mark_notice(client, str(thread["thread_id"]), key):
+        if not await self.lease.act_once(key):
             return
         escalations = {pending.id: escalation} if escalation else {}
         for item in inbox.items_of(thread, [pending], escalations, SYSTEM, now)[:1]:
@@ -190,6 +205,8 @@ class Watcher:
         seconds = value.get("escalated_seconds")
         if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
             seconds = self.settings.escalation_deadline_seconds
+        if not await self.lease.act_once(f"{ESCALATED}{pending.id}"):
+            return  # escalated by a leader before this one (its record is on the way), or no longer leading
         role = cast("Decider", ESCALATES_TO)
         deadline = now + timedelta(seconds=float(seconds))
         escalation = records.Escalation(thread_id, pending.id, role, now, deadline)
@@ -200,7 +217,7 @@ class Watcher:
         )
         if self.settings.hitl_notify_url:
             escalated = pending.escalated(records.roles({pending.id: escalation}))
-            await self.announce(client, thread, escalated, escalation, now, "approval_escalated")
+            await self.announce(thread, escalated, escalation, now, "approval_escalated")
 
 
 def _deadline(pending: Pending, escalation: Escalation | None) -> datetime | None:

@@ -127,6 +127,14 @@ approval_claims = Table(  # server-side: who is answering an approval now (`serv
     Column("claimed_at", Float, nullable=False),  # seconds since the epoch
 )
 
+watcher_acts = Table(  # server-side: what the watcher did once, fenced by its lease (`server.leadership`)
+    "watcher_acts",
+    metadata,
+    Column("key", String(300), primary_key=True),  # "notice:<interrupt>:<event>", "escalated:<interrupt>"
+    Column("token", Integer, nullable=False),  # the lease token of the leader that did it
+    Column("done_at", Float, nullable=False),  # seconds since the epoch
+)
+
 leases = Table(  # server-side: which process leads a duty such as the watcher (`server.leadership`)
     "leases",
     metadata,

@@ -100,3 +100,19 @@ async def test_a_new_leader_reloads_the_notices_sent(engine, index):
     await a.tick()
     assert a.announced is None
     assert index.refreshes == 1
+
+
+async def test_an_act_is_done_once_and_never_by_a_deposed_leader(engine):
+    """fencing: the leader's act is recorded once; after a takeover the old leader's attempt is refused."""
+    old = Lease(watcher.LEASE_NAME, LEASE_SECONDS, engine=engine)
+    new = Lease(watcher.LEASE_NAME, LEASE_SECONDS, engine=engine)
+    assert await old.hold() == 1
+    assert await old.act_once("escalated:i-1")
+    assert not await old.act_once("escalated:i-1")  # done before
+    assert not await new.act_once("escalated:i-2")  # never led
+    await asyncio.sleep(LEASE_SECONDS + 0.1)
+    assert await new.hold() == 2  # `old` paused past its lease and was replaced, but still holds token 1
+    assert old.token == 1
+    assert not await old.act_once("escalated:i-2")  # fenced: the database knows token 1 is gone
+    assert await new.act_once("escalated:i-2")
+    assert await asyncio.to_thread(new.acts, "escalated:") == {"escalated:i-1", "escalated:i-2"}
