@@ -71,3 +71,20 @@ async def test_two_messages_on_one_thread_through_both_replicas_start_one_run(re
             runs.append(len((await on_a.get(f"/threads/{thread_id}/runs")).json()))
     assert statuses == [[200, 409]] * 20
     assert runs == [1] * 20
+
+
+async def test_a_bad_edit_is_refused_before_it_is_saved_and_the_approval_stays_answerable(replicas, business):
+    """langgraph-api 0.11.1 sends no response_schema: the derived contract still refuses a bad edit (422)."""
+    a, b = replicas.urls
+    async with http(a, "requester1") as requester, http(b, "supervisor1") as supervisor:
+        order_id = add_order(business, 620)
+        thread_id, interrupt_id = await pause_refund(requester, order_id)
+        edit = {"type": "edit", "edited_action": {"name": "issue_refund", "args": {"amount": "lots"}}}
+        body = {"assistant_id": "support", "command": {"resume": {interrupt_id: {"decisions": [edit]}}}}
+        refused = await supervisor.post(f"/threads/{thread_id}/runs", json=body)
+        assert refused.status_code == 422, refused.text
+        assert "amount" in refused.json()["detail"]
+        thread = (await supervisor.get(f"/threads/{thread_id}")).json()
+        assert thread["status"] == "interrupted"
+        (await supervisor.post(f"/threads/{thread_id}/runs/wait", json=approve(interrupt_id))).raise_for_status()
+    assert [r["amount"] for r in business.payments.refunds_for(order_id)] == [620.0]

@@ -1,0 +1,27 @@
+"""Start-up on the shared engine refuses what one replica would keep to itself (`server.topology`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.replicas import ReplicaSet
+from tests.devserver import dev_users
+
+pytestmark = pytest.mark.server
+
+
+@pytest.mark.parametrize(
+    ("override", "refusal"),
+    [
+        ({"DATABASE_URL": "sqlite:///business.db"}, "DATABASE_URL must name the shared PostgreSQL"),
+        ({"HITL_SEAL_KEY": ""}, "HITL_SEAL_KEY must be set, the same on every replica"),
+    ],
+)
+def test_a_replica_with_its_own_business_database_or_seal_key_does_not_start(
+    replicas, tmp_path, override, refusal
+):
+    """start-up: the replica exits naming the setting; it never answers /ok."""
+    alone = ReplicaSet(replicas.name, tmp_path, env={"HITL_USERS": dev_users(), "HITL_DEV_MODE": "true", **override})
+    with pytest.raises(RuntimeError, match=refusal):
+        alone.start(1)
+    alone.stop()
