@@ -115,14 +115,7 @@ def render_markdown(results: Results) -> str:
             "work on the machine slows the absolute numbers more than the ratios."
         ),
         "",
-        "| what | ours | reference | ratio | target | what limits it |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    lines += [
-        f"| {r.what} | {_number(r.ours, r.unit)} | {_number(r.reference, r.unit)} | "
-        f"{_ratio(r.ratio)} | {r.target or '—'} | {r.limit} |"
-        for s in results.in_order
-        for r in s.rows
+        render_rows([r for s in results.in_order for r in s.rows]),
     ]
     if results.errors:
         lines += ["", "## Not measured in this run", ""]
@@ -140,6 +133,20 @@ def render_markdown(results: Results) -> str:
         "",
         "Raw figures (every sample summary, byte counts, fill rates) are in `bench/results.json`.",
         "",
+    ]
+    return "\n".join(lines)
+
+
+def render_rows(rows: list[Row]) -> str:
+    """The table of `rows`, header included (one line per row)."""
+    lines = [
+        "| what | ours | reference | ratio | target | what limits it |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| {r.what} | {_number(r.ours, r.unit)} | {_number(r.reference, r.unit)} | "
+        f"{_ratio(r.ratio)} | {r.target or '—'} | {r.limit} |"
+        for r in rows
     ]
     return "\n".join(lines)
 

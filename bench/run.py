@@ -2,7 +2,7 @@
 
 In-process first, then one side-by-side server for the throughput, footprint and inbox
 sections (in that order: the footprint batches are the first pending approvals the inbox
-lists), then the start-up measurements with servers of their own.
+lists), then the start-up measurements with servers of their own, then the replica sets.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bench import approval_cycle, footprint, inbox, server_cycles, startup
+from bench import approval_cycle, footprint, inbox, replicas, server_cycles, startup
 from bench.machine import load_average, machine, versions
 from bench.report import Results, Section
 from bench.served import bench_client, repo_config, serving, side_by_side_config
@@ -68,6 +68,7 @@ def run_benchmarks(sizes: BenchSizes) -> Results:
                     results.errors.setdefault(name, f"the bench server did not run: {error}")
                 console.print(f"[red]bench server failed[/red]\n{traceback.format_exc()}")
         section("startup", lambda: startup.measure(sizes, progress))
+        section("replicas", lambda: replicas.measure(sizes, progress))
 
     results.meta["duration_s"] = time.perf_counter() - started
     results.meta["machine"]["load average at end"] = load_average()

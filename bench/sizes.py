@@ -1,8 +1,8 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
-`python -m bench --help` lists them. The defaults finish in about 15 minutes on 2 cores,
-most of it making 10,000 real pending approvals; the smoke test passes tiny ones. Sizes
-only: what is measured lives in the section modules.
+`python -m bench --help` lists them. The defaults finish in about 17 minutes on 2 cores,
+most of it making 10,000 real pending approvals (the replica section: about 2); the smoke
+test passes tiny ones. Sizes only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
@@ -63,6 +63,19 @@ class BenchSizes(BaseSettings):
     )
     startup_runs: int = Field(default=2, ge=1, description="Server starts timed per configuration.")
     import_runs: int = Field(default=5, ge=1, description="Graph imports timed per agent.")
+    replica_counts: list[int] = Field(
+        default=[1, 2, 4],
+        description="Replicas the approval throughput is measured on (the smallest is the reference).",
+    )
+    replica_concurrency: list[int] = Field(
+        default=[10, 50], description="Concurrent clients for the approval cycle across replicas."
+    )
+    replica_cycles_per_client: int = Field(
+        default=4, ge=1, description="Cycles per client at each replica count and concurrency."
+    )
+    effect_samples: int = Field(
+        default=20, ge=1, description="Decisions timed from resume request to refund row, per server."
+    )
     progress: bool = Field(default=True, description="Show progress bars.")
     out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
 

@@ -27,8 +27,12 @@ TINY = {
     "inbox-queue-page": "2",
     "startup-runs": "1",
     "import-runs": "1",
+    "replica-counts": "[1,2]",
+    "replica-concurrency": "[2]",
+    "replica-cycles-per-client": "1",
+    "effect-samples": "1",
 }
-SECTIONS = {"in_process", "server", "footprint", "inbox", "startup"}
+SECTIONS = {"in_process", "server", "footprint", "inbox", "startup", "replicas"}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +54,7 @@ def tiny_run(tmp_path_factory):
 
 
 def test_every_section_runs_without_errors(tiny_run):
-    """Exit 0, no section in `errors`, and each of the five sections reported."""
+    """Exit 0, no section in `errors`, and each of the six sections reported."""
     done, results, _ = tiny_run
     assert done.returncode == 0, done.stderr[-4000:]
     assert results["errors"] == {}
@@ -71,7 +75,7 @@ def test_every_row_has_ours_reference_ratio_and_limit(tiny_run):
 
 
 def test_the_rows_cover_what_the_issue_asks(tiny_run):
-    """In-process p50/p90, server latency and throughput, inbox page and queue, memory, disk, start-up."""
+    """In-process p50/p90, server latency and throughput, inbox, memory, disk, start-up, replicas."""
     _, results, _ = tiny_run
     whats = [row["what"] for row in results["rows"]]
     for expected in (
@@ -86,6 +90,9 @@ def test_the_rows_cover_what_the_issue_asks(tiny_run):
         "disk per pending approval",
         "server start to /ok",
         "graph import (fresh interpreter)",
+        "approval throughput on 2 replicas at concurrency 2",
+        "decision to effect on 2 replicas, p50",
+        "decision to effect on 2 replicas, p90",
     ):
         assert expected in whats, whats
     listing = results["sections"]["inbox"]["details"]["pending_5"]["whole_queue"]

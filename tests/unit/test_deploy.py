@@ -1,12 +1,14 @@
 """The production deployment, as far as it can be checked without Docker.
 
-`langgraph dockerfile` generation, the compose file, the environment the API container ends up
-with (read by the server's own config loader), `.dockerignore`, and the dev-only checkpointer.
+`langgraph dockerfile` generation, the compose file (the open-engine replicas and the licensed
+Agent Server), the environment the containers end up with (read by the server's own config loader
+and start-up check), `.dockerignore`, and the dev-only checkpointer.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import re
@@ -28,6 +30,10 @@ DEPLOY = ROOT / "deploy"
 CONFIG = json.loads((ROOT / "langgraph.json").read_text())
 API_VERSION = version("langgraph-api")
 VARIABLE = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
+REPLICAS_PYTHON = ROOT / ".venv-replicas" / "bin" / "python"
+REPLICAS_CONFIG = json.loads((ROOT / "langgraph.replicas.json").read_text())
+SHARED = ("DATABASE_URI", "REDIS_URI", "DATABASE_URL", "HITL_SEAL_KEY", "HITL_USERS", "WORKSPACE_DIR")
+"""What every replica must have, and have the same: the engine, Redis, business data, seal, users, files."""
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +63,26 @@ def compose() -> dict:
     return yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
 
 
+@pytest.fixture(scope="module")
+def replicas(compose) -> dict[str, dict]:
+    """The open-engine API replicas: the services of the `replicas` profile, by name."""
+    return {
+        name: service
+        for name, service in compose["services"].items()
+        if "replicas" in service.get("profiles", [])
+    }
+
+
+def substituted(environment: dict) -> dict[str, str]:
+    """A service's environment as compose sets it: `${X:-default}` its default, any other `${X}` `dummy-x`."""
+
+    def value(match: re.Match[str]) -> str:
+        default = re.fullmatch(r"\$\{\w+:?-(.*)\}", match.group(0))
+        return default.group(1) if default else f"dummy-{match.group(1).lower()}"
+
+    return {name: VARIABLE.sub(value, str(item)) for name, item in environment.items()}
+
+
 def image_env(dockerfile: str) -> dict[str, str]:
     """The `ENV NAME='value'` lines of a generated Dockerfile."""
     return dict(re.findall(r"^ENV (\w+)='(.*)'$", dockerfile, re.MULTILINE))
@@ -78,9 +104,16 @@ def test_the_dockerfile_installs_the_package_with_its_config(dockerfile):
 def test_every_service_is_health_checked_and_the_api_waits_for_them(compose):
     """compose: PostgreSQL, Redis and the API are health-checked; the API starts once both are healthy."""
     services = compose["services"]
-    assert set(services) == {"langgraph-api", "langgraph-postgres", "langgraph-redis"}
+    assert set(services) == {
+        "langgraph-api",
+        "langgraph-postgres",
+        "langgraph-redis",
+        "replica-1",
+        "replica-2",
+    }
     for name, service in services.items():
         assert service["healthcheck"]["test"], name
+    assert services["langgraph-api"]["profiles"] == ["agent-server"]
     assert services["langgraph-api"]["depends_on"] == {
         "langgraph-postgres": {"condition": "service_healthy"},
         "langgraph-redis": {"condition": "service_healthy"},
@@ -120,10 +153,7 @@ def test_the_api_container_keeps_checkpoints_in_postgres(dockerfile, compose):
     The image's ENV overlaid by compose's, read by langgraph-api's own config loader, means no
     custom checkpointer, with the HTTP app and the Agent Server's database set.
     """
-    compose_env = {
-        name: VARIABLE.sub(lambda m: f"dummy-{m.group(1).lower()}", str(value))
-        for name, value in compose["services"]["langgraph-api"]["environment"].items()
-    }
+    compose_env = substituted(compose["services"]["langgraph-api"]["environment"])
     env = {
         "PATH": os.environ["PATH"],
         "LANGGRAPH_RUNTIME_EDITION": "postgres",
@@ -143,6 +173,95 @@ def test_the_api_container_keeps_checkpoints_in_postgres(dockerfile, compose):
     assert (seen["checkpointer"], seen["custom"]) == (None, False)
     assert seen["http"]["app"] == CONFIG["http"]["app"]
     assert seen["database"].startswith("postgres://postgres:dummy-postgres_password@langgraph-postgres")
+
+
+def test_the_replicas_are_the_open_engine_built_from_this_repository(replicas):
+    """replicas: two or more, one image built as `.venv-replicas` is, serving `langgraph.replicas.json`."""
+    assert len(replicas) >= 2
+    for name, service in replicas.items():
+        assert service["image"] == "hitl-replicas", name
+        assert service["build"]["context"] == "..", name
+        dockerfile = service["build"]["dockerfile_inline"]
+        assert "pip install --no-cache-dir -c constraints-replicas.txt -e . langhost" in dockerfile, name
+        assert (
+            'CMD ["langhost", "serve", "--config", "langgraph.replicas.json", "--host", "0.0.0.0", '
+            '"--port", "8000"]'
+        ) in dockerfile, name
+    assert (ROOT / "constraints-replicas.txt").is_file()
+
+
+def test_every_replica_shares_one_environment_and_one_workspace(replicas):
+    """replicas: the same engine database, Redis, business database, seal key, users and workspace volume."""
+    environments = [service["environment"] for service in replicas.values()]
+    for environment in environments:
+        assert environment == environments[0]
+        assert set(SHARED) <= set(environment)
+    env = environments[0]
+    assert env["DATABASE_URI"].startswith("postgresql://postgres:")
+    assert env["DATABASE_URI"].endswith("@langgraph-postgres:5432/postgres")
+    assert env["REDIS_URI"] == "redis://langgraph-redis:6379"
+    assert env["DATABASE_URL"].startswith("postgresql+psycopg://business:")
+    assert env["DATABASE_URL"].endswith("@langgraph-postgres:5432/business")
+    workspaces = {tuple(service["volumes"]) for service in replicas.values()}
+    assert workspaces == {(f"workspace:{env['WORKSPACE_DIR']}",)}
+
+
+def test_no_replica_keeps_checkpoints_or_business_data_to_itself(replicas):
+    """replicas: no custom (SQLite) checkpointer anywhere, the business database is PostgreSQL."""
+    assert "checkpointer" not in REPLICAS_CONFIG
+    assert REPLICAS_CONFIG["graphs"] == CONFIG["graphs"]
+    for name, service in replicas.items():
+        env = service["environment"]
+        assert not env.get("LANGGRAPH_CHECKPOINTER"), name
+        assert "sqlite" not in env["DATABASE_URL"].lower(), name
+        assert "sqlite" not in env["DATABASE_URI"].lower(), name
+        assert "DATA_DIR" not in env, name  # a replica's own folder: nothing shared may live there
+
+
+def test_the_seal_key_is_required_and_the_same_on_every_api(compose, replicas):
+    """compose: every API service (replicas and Agent Server) refuses to start without HITL_SEAL_KEY."""
+    for name in [*replicas, "langgraph-api"]:
+        value = compose["services"][name]["environment"]["HITL_SEAL_KEY"]
+        assert value.startswith("${HITL_SEAL_KEY:?"), name
+
+
+def test_the_replicas_start_one_after_the_other_on_their_own_ports(replicas):
+    """replicas: the first waits for healthy PostgreSQL and Redis, each next one for the one before."""
+    names = sorted(replicas)
+    assert replicas[names[0]]["depends_on"] == {
+        "langgraph-postgres": {"condition": "service_healthy"},
+        "langgraph-redis": {"condition": "service_healthy"},
+    }
+    for before, after in itertools.pairwise(names):
+        assert replicas[after]["depends_on"] == {before: {"condition": "service_healthy"}}
+    ports = [port.rsplit(":", 1) for service in replicas.values() for port in service["ports"]]
+    assert {container for _, container in ports} == {"8000"}
+    assert len({host for host, _ in ports}) == len(replicas)
+
+
+@pytest.mark.skipif(not REPLICAS_PYTHON.exists(), reason="no .venv-replicas (make .venv-replicas/.installed)")
+def test_the_replica_environment_passes_the_shared_topology_check(replicas, tmp_path):
+    """server.topology, engine venv: compose's replica environment starts; without the key, refused."""
+    env = {"PATH": os.environ["PATH"], **substituted(next(iter(replicas.values()))["environment"])}
+    probe = "from server.topology import check_topology; check_topology(edition='pg'); print('started')"
+
+    def check(environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(REPLICAS_PYTHON), "-c", probe],
+            cwd=tmp_path,  # no .env to read
+            env=environment,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+
+    done = check(env)
+    assert (done.returncode, done.stdout.strip()) == (0, "started"), done.stderr[-2000:]
+    refused = check({name: value for name, value in env.items() if name != "HITL_SEAL_KEY"})
+    assert refused.returncode != 0
+    assert "SharedTopologyError" in refused.stderr
+    assert "HITL_SEAL_KEY must be set" in refused.stderr
 
 
 def test_dockerignore_keeps_local_state_and_secrets_out():
