@@ -117,6 +117,11 @@ def batched_type(per_call_types: Sequence[type]) -> type:
     return built
 
 
+STOCK_AGENT = ""
+"""The agent of a batched request without one: a stock `create_deep_agent(interrupt_on=...)` graph
+served beside ours. Its decisions are checked by type; its edits' args by the tool when it runs."""
+
+
 def response_type(value: object) -> type | None:
     """The type an answer to the interrupt `value` must have; None for a value this package never raises.
 
@@ -154,13 +159,15 @@ def response_schema(value: object) -> dict[str, Any] | None:
 
 def _batched(value: Mapping[str, Any]) -> type | None:
     actions, configs, agent = value.get("action_requests"), value.get("review_configs"), value.get("agent")
+    if "agent" not in value:  # a stock Deep Agent's HumanInTheLoopMiddleware: its tools are not ours to know
+        agent = STOCK_AGENT
     if not (
         isinstance(actions, list)
         and isinstance(configs, list)
         and actions
         and len(actions) == len(configs)
         and isinstance(agent, str)
-        and agent in _tools
+        and (agent in _tools or agent == STOCK_AGENT)
     ):
         return None
     per_call = []
@@ -183,7 +190,7 @@ def _per_call(value: Mapping[str, Any]) -> type | None:
     if not (
         isinstance(name, str)
         and isinstance(agent, str)
-        and agent in _tools
+        and (agent in _tools or agent == STOCK_AGENT)
         and isinstance(allowed, list)
         and allowed
         and all(isinstance(d, str) and d in DECISION_TYPES for d in allowed)

@@ -86,5 +86,6 @@ async def test_a_bad_edit_is_refused_before_it_is_saved_and_the_approval_stays_a
         assert "amount" in refused.json()["detail"]
         thread = (await supervisor.get(f"/threads/{thread_id}")).json()
         assert thread["status"] == "interrupted"
-        (await supervisor.post(f"/threads/{thread_id}/runs/wait", json=approve(interrupt_id))).raise_for_status()
+        approved = await supervisor.post(f"/threads/{thread_id}/runs/wait", json=approve(interrupt_id))
+        approved.raise_for_status()
     assert [r["amount"] for r in business.payments.refunds_for(order_id)] == [620.0]

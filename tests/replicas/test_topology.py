@@ -21,7 +21,8 @@ def test_a_replica_with_its_own_business_database_or_seal_key_does_not_start(
     replicas, tmp_path, override, refusal
 ):
     """start-up: the replica exits naming the setting; it never answers /ok."""
-    alone = ReplicaSet(replicas.name, tmp_path, env={"HITL_USERS": dev_users(), "HITL_DEV_MODE": "true", **override})
+    env = {"HITL_USERS": dev_users(), "HITL_DEV_MODE": "true", **override}
+    alone = ReplicaSet(replicas.name, tmp_path, env=env)
     with pytest.raises(RuntimeError, match=refusal):
         alone.start(1)
     alone.stop()

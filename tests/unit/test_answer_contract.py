@@ -229,3 +229,20 @@ def test_an_unknown_interrupt_falls_back_to_the_engines_schema_or_is_refused():
         check({"ok": True}, replace(with_schema, response_schema=None))
     assert refused.value.status == 422
     assert refused.value.message.startswith(f"No answer contract is known for launch ({'0' * 32})")
+
+
+def test_a_stock_deep_agents_request_is_checked_by_decision_type(graphs):
+    """stock `interrupt_on` (no `agent` key): decisions of the allowed types pass, any other is a 422."""
+    value = {
+        "action_requests": [
+            {"name": "issue_refund", "args": {"order_id": "A1", "amount": 5}, "description": ""}
+        ],
+        "review_configs": [{"action_name": "issue_refund", "allowed_decisions": ["approve", "reject"]}],
+    }
+    pending = Pending(id="stock-1", value=value, response_schema=None)
+    assert check({"decisions": [{"type": "approve"}]}, pending)
+    assert check({"decisions": [{"type": "reject", "message": "no"}]}, pending)
+    for bad in ({"decisions": [edit("issue_refund", {"amount": 1})]}, {"decisions": []}, {"approve": True}):
+        with pytest.raises(ResumeRefused) as refused:
+            check(bad, pending)
+        assert refused.value.status == 422

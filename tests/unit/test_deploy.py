@@ -286,6 +286,7 @@ def test_the_configured_objects_are_what_the_server_expects():
 async def test_the_durable_checkpointer_commits_to_the_data_dir(tmp_path, monkeypatch):
     """dev runtime: the saver writes DATA_DIR/checkpoints.db and names each thread's latest writer run."""
     monkeypatch.setattr(server_checkpointer, "get_settings", lambda: Settings(data_dir=tmp_path))
+    monkeypatch.setattr(server_checkpointer, "runtime_edition", lambda: server_checkpointer.EMBEDDED_EDITION)
     async with server_checkpointer.durable_checkpointer() as saver:
         assert isinstance(saver, BaseCheckpointSaver)
         config = {"configurable": {"thread_id": "t1", "checkpoint_ns": ""}}
@@ -298,11 +299,14 @@ async def test_the_durable_checkpointer_commits_to_the_data_dir(tmp_path, monkey
     assert (tmp_path / "checkpoints.db").is_file()
 
 
-async def test_the_durable_checkpointer_refuses_the_production_runtime(tmp_path, monkeypatch):
-    """production runtime: the SQLite checkpointer will not start, and says how to turn it off."""
+@pytest.mark.parametrize("edition", ["postgres", "pg"])
+async def test_the_durable_checkpointer_refuses_every_shared_runtime(tmp_path, monkeypatch, edition):
+    """Agent Server, langgraph-runtime-pg: the SQLite checkpointer will not start, and says what to serve."""
     monkeypatch.setattr(server_checkpointer, "get_settings", lambda: Settings(data_dir=tmp_path))
-    monkeypatch.setattr("langgraph_api.feature_flags.IS_POSTGRES_BACKEND", True)
-    with pytest.raises(RuntimeError, match="LANGGRAPH_CHECKPOINTER=''"):
+    monkeypatch.setattr(server_checkpointer, "runtime_edition", lambda: edition)
+    with pytest.raises(
+        RuntimeError, match=rf"not the '{edition}' runtime.*langgraph.replicas.json.*CHECKPOINTER=''"
+    ):
         async with server_checkpointer.durable_checkpointer():
             pass
     assert not (tmp_path / "checkpoints.db").exists()
