@@ -21,7 +21,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
 .DEFAULT_GOAL := help
-.PHONY: help dev serve-replicas test lint schemas bench clean
+.PHONY: help dev serve-replicas local-services test lint schemas bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -59,10 +59,15 @@ dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve ag
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
 
-serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
+local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas and their tests need them)
+	@pg_isready -q -h 127.0.0.1 -p 5432 || $(SUDO) pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || $(SUDO) redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+	@pg_isready -q -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null
+
+serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.replicas --replicas $(N) --port $(PORT)
 
-test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) ## Set up; web unit tests (Vitest), then pytest (graphs, server, Chromium)
+test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest), then pytest (graphs, server, replicas, Chromium)
 	cd $(WEB) && npm test
 	$(BIN)/pytest
 

@@ -173,6 +173,10 @@ def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
         process.wait(timeout=30)
 
 
+def _exit(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 def main() -> None:
     """Start N replicas on ports PORT, PORT+1, ... and serve until Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -185,12 +189,14 @@ def main() -> None:
     args = parser.parse_args()
     replicas = ReplicaSet(args.name, args.workdir.resolve())
     replicas.create_databases()
+    signal.signal(signal.SIGTERM, _exit)  # like Ctrl-C: leave through `finally`, which stops the replicas
     try:
         urls = replicas.start(args.replicas, [args.port + i for i in range(args.replicas)])
         print(f"{len(urls)} replicas on one PostgreSQL + Redis (logs in {args.workdir}):")  # noqa: T201
         for url in urls:
             print(f"  {url}   web app: {url}/app/")  # noqa: T201
-        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+        while True:
+            signal.pause()
     finally:
         replicas.stop()
 
