@@ -57,6 +57,47 @@ class Settings(BaseSettings):
             "(role: requester, reviewer or supervisor). Empty: nobody gets in."
         ),
     )
+    hitl_oidc_issuer: str = Field(
+        default="",
+        description=(
+            "Issuer (the `iss` claim) of the OpenID Connect provider whose JWTs the server accepts as "
+            "bearer tokens, besides HITL_USERS, e.g. https://login.example.com/realms/acme. "
+            "Empty: OIDC is off."
+        ),
+    )
+    hitl_oidc_audience: str = Field(
+        default="",
+        description="Audience (`aud`) a token must name: this server's client id or API identifier.",
+    )
+    hitl_oidc_jwks_url: str = Field(
+        default="",
+        description=(
+            "Where the issuer publishes its signing keys (JWKS). Empty: the `jwks_uri` of the issuer's "
+            "/.well-known/openid-configuration. https, or http on loopback only."
+        ),
+    )
+    hitl_oidc_role_claim: str = Field(
+        default="groups",
+        description=(
+            "Claim holding the caller's groups or roles, a string or a list of strings; a dotted path "
+            "reaches into objects (e.g. realm_access.roles)."
+        ),
+    )
+    hitl_oidc_name_claim: str = Field(
+        default="sub",
+        description=(
+            "Claim naming the caller (who owns threads, who decided). `sub` is stable; use "
+            "preferred_username or email only if the provider never lets people change it."
+        ),
+    )
+    hitl_oidc_roles: str = Field(
+        default="",
+        description=(
+            "Which role claim values give which role, as comma-separated value:role entries, e.g. "
+            "finance-approvers:supervisor,support:reviewer,customers:requester. Several matches: the "
+            "highest role; none: the token is refused."
+        ),
+    )
     approval_deadline_seconds: float = Field(
         default=86_400, description="How long a gated call waits by default before it is rejected."
     )

@@ -21,16 +21,19 @@ from server.access import as_server, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
-from server.users import User, directory
+from server.users import TokenRefused, User, directory, identify
 
 auth = Auth()
 
 
 @auth.authenticate
 async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """Map `Authorization: Bearer <token>` to a known user, or answer 401."""
+    """Map `Authorization: Bearer <token>` (HITL_USERS, else an OIDC JWT) to a user, or answer 401."""
     scheme, _, token = (authorization or "").partition(" ")
-    user = directory().authenticate(token.strip()) if scheme.lower() == "bearer" else None
+    try:
+        user = await identify(token.strip()) if scheme.lower() == "bearer" else None
+    except TokenRefused as refusal:
+        raise Auth.exceptions.HTTPException(status_code=401, detail=refusal.message) from None
     if user is None:
         raise Auth.exceptions.HTTPException(
             status_code=401, detail="Send Authorization: Bearer <token> with a known token."

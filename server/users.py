@@ -1,9 +1,9 @@
 """Who may call the server: bearer tokens mapped to users and their roles.
 
-Read from `HITL_USERS` (dev users in `.env.example`); production sets its own list or
-replaces `UserDirectory.authenticate` with a call to its identity provider. The published
-`dev-*` tokens work only in dev mode (`HITL_DEV_MODE=true` in the environment) and only
-over loopback; outside dev mode they stop the server at start.
+Static tokens come from `HITL_USERS` (dev users in `.env.example`); with `HITL_OIDC_ISSUER`
+set, a JWT from that identity provider names the user too (`server.oidc`, see `identify`).
+The published `dev-*` tokens work only in dev mode (`HITL_DEV_MODE=true` in the environment)
+and only over loopback; outside dev mode they stop the server at start.
 """
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ ROLES: tuple[Role, ...] = get_args(Role)
 SYSTEM_ACTOR = "system"
 DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
 """Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""
+
+
+class TokenRefused(Exception):  # noqa: N818  (a refusal, not a crash)
+    """A bearer token that says who it is for, but may not come in; the message says why."""
+
+    def __init__(self, message: str) -> None:
+        """Refuse a token, telling its holder `message`."""
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -118,6 +127,34 @@ def directory() -> UserDirectory:
     Raises:
         ValueError: for a malformed HITL_USERS, or dev tokens outside dev mode.
     """
+    from server import oidc  # noqa: PLC0415  (server.oidc builds on this module's User)
+
     settings = get_settings()
     check_dev_tokens(settings.hitl_users, dev_mode=settings.hitl_dev_mode)
+    oidc.provider()  # a malformed HITL_OIDC_* configuration stops the start here too
     return UserDirectory(settings.hitl_users)
+
+
+async def identify(token: str) -> User | None:
+    """The user behind a bearer token: a `HITL_USERS` token, else a JWT of the OIDC issuer.
+
+    Returns None for a token neither knows (or any token when OIDC is off and HITL_USERS lacks it).
+
+    Raises:
+        TokenRefused: for a JWT the issuer did not sign, that expired, is for another audience,
+            maps to no role, or names a user that HITL_USERS already lists.
+    """
+    from server import oidc  # noqa: PLC0415  (server.oidc builds on this module's User)
+
+    static = directory().authenticate(token)
+    verifier = oidc.provider()
+    if static is not None or verifier is None or not oidc.looks_like_jwt(token):
+        return static
+    user = await verifier.verify(token)
+    if directory().named(user.identity) is not None:
+        msg = (
+            f"The identity provider names you {user.identity!r}, a name HITL_USERS gives to a static "
+            "user; names from the provider and from HITL_USERS must differ."
+        )
+        raise TokenRefused(msg)
+    return user

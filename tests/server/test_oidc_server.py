@@ -1,0 +1,122 @@
+"""OIDC identities through a real server: JWTs from a stand-in issuer on loopback.
+
+This module's own `langgraph dev` trusts the test's issuer (`tests/oidc_issuer.py`) beside
+the dev users of HITL_USERS. A supervisor's JWT decides a refund; forged, expired and
+misdirected tokens get 401 everywhere and change nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from langgraph_sdk import get_client
+
+from hitl.scripted import phrases
+from tests.conftest import add_order
+from tests.devserver import start_dev_server, stop
+from tests.oidc_issuer import Issuer
+from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def issuer():
+    running = Issuer()
+    running.add_key("k1")
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def oidc_server(tmp_path_factory, issuer):
+    running = start_dev_server(tmp_path_factory.mktemp("oidc"), issuer.env())
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture
+async def as_token(oidc_server):
+    """`as_token(jwt)` gives a langgraph-sdk client sending that bearer token."""
+    opened = []
+
+    def make(token: str):
+        sdk = get_client(url=oidc_server.url, headers={"Authorization": f"Bearer {token}"})
+        opened.append(sdk)
+        return sdk
+
+    yield make
+    for sdk in opened:
+        await sdk.aclose()
+
+
+async def pending_refund(as_token, issuer, oidc_server, amount: float = 899) -> tuple[str, str]:
+    """alice (a `customers` JWT) asks for a full refund of her own order; the run waits."""
+    order_id = add_order(oidc_server.services, amount, owner="alice")
+    alice = as_token(issuer.token("alice", ["customers"]))
+    thread_id, thread = await start(alice, phrases.refund_in_full(order_id))
+    assert only_pending(thread)["value"]["action_requests"][0]["name"] == "issue_refund"
+    return thread_id, order_id
+
+
+async def test_a_supervisor_jwt_lists_the_inbox_and_approves_a_refund(as_token, issuer, oidc_server):
+    """approve: the requester's own JWT is refused (403); a supervisor's long JWT sees it and refunds once."""
+    thread_id, order_id = await pending_refund(as_token, issuer, oidc_server)
+    alice = as_token(issuer.token("alice", ["customers"]))
+    with refused(403):
+        await alice.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert oidc_server.services.payments.refunds_for(order_id) == []
+
+    many_groups = [f"team-{n:03d}-of-a-large-organisation" for n in range(200)]
+    long_jwt = issuer.token("boss", [*many_groups, "support", "finance-approvers"])
+    assert len(long_jwt) > 8_000  # what a pasted token from a large directory can look like
+    boss = as_token(long_jwt)
+    rows = (await boss.http.get("/inbox", params={"limit": 500}))["items"]
+    [row] = [r for r in rows if r["thread_id"] == thread_id]
+    assert row["required_role"] == "supervisor"
+    await boss.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in oidc_server.services.payments.refunds_for(order_id)] == [899.0]
+    records = (await boss.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"]) for r in records][-1] == ("boss", "approve")
+
+
+async def test_bad_tokens_get_401_and_change_nothing(as_token, issuer, oidc_server):
+    """refuse: expired, wrong-audience, alg-none, HS256-forged and unmapped JWTs, and no token: 401."""
+    thread_id, order_id = await pending_refund(as_token, issuer, oidc_server, amount=650)
+    supervisor_groups = ["finance-approvers"]
+    bad = {
+        "expired": issuer.token("boss", supervisor_groups, exp=int(time.time()) - 600),
+        "another audience": issuer.token("boss", supervisor_groups, aud="another-api"),
+        "algorithm 'none' is refused": issuer.unsigned("boss", supervisor_groups),
+        "algorithm 'HS256' is refused": issuer.hs256_with_public_key("boss", supervisor_groups),
+        "maps to no role": issuer.token("boss", ["staff"]),
+    }
+    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=30) as http:
+        for reason, token in bad.items():
+            headers = {"Authorization": f"Bearer {token}"}
+            for response in (
+                await http.post("/threads/search", json={}, headers=headers),
+                await http.get("/inbox", headers=headers),
+                await http.post(
+                    f"/threads/{thread_id}/runs/wait",
+                    json={"assistant_id": "support", "command": decisions(APPROVE)},
+                    headers=headers,
+                ),
+            ):
+                assert response.status_code == 401, (reason, response.request.url, response.text)
+                assert reason in response.json()["detail"], (reason, response.text)
+        for response in (await http.post("/threads/search", json={}), await http.get("/inbox")):
+            assert response.status_code == 401, response.text
+    assert oidc_server.services.payments.refunds_for(order_id) == []
+    boss = as_token(issuer.token("boss", supervisor_groups))
+    assert only_pending(await boss.threads.get(thread_id))["value"]["action_requests"][0]["name"] == (
+        "issue_refund"
+    )
+
+
+async def test_static_tokens_still_work_beside_oidc(oidc_server):
+    """HITL_USERS first: a dev token (over loopback, in dev mode) still reads the inbox."""
+    async with get_client(url=oidc_server.url, headers={"Authorization": "Bearer dev-reviewer1"}) as reviewer:
+        assert "items" in await reviewer.http.get("/inbox")
