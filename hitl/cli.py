@@ -1,4 +1,4 @@
-"""`hitl`: the reviewer's terminal client: inbox, show, approve, edit, reject, respond, answer, run.
+"""`hitl`: the reviewer's terminal client: inbox, show, approve, edit, reject, respond, answer, run, stats.
 
 It talks to the server like every other client (bearer token, the same validated and
 authorised resume path) and builds resumes by tool call id (`hitl.resume`). Errors are one
@@ -18,6 +18,7 @@ from langgraph_sdk import get_sync_client
 from rich.console import Console
 from rich.table import Table
 
+from hitl import stats as stats_view
 from hitl.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
 
 if TYPE_CHECKING:
@@ -328,3 +329,24 @@ def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_
     ):
         return
     _report(client, thread["thread_id"], result)
+
+
+@app.command()
+def stats(
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    since: Annotated[str | None, typer.Option(help="From: an ISO time or date, or 24h, 7d, 4w back.")] = None,
+    until: Annotated[str | None, typer.Option(help="Until (default now): as --since.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only this agent or subagent.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """How approvals were decided: counts, time to decision, rates, edits, reviewers, signals."""
+    client = connect(url, token)
+    filters = {"since": since, "until": until, "agent": agent, "tool": tool}
+    try:
+        summary = client.http.get("/analytics", params={k: v for k, v in filters.items() if v})
+    except httpx.HTTPError as error:
+        server_error(error)
+    if not emit(summary, as_json):
+        stats_view.render(summary, out)

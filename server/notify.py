@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from server import metrics
+
 logger = logging.getLogger(__name__)
 ATTEMPTS = 3
 FIRST_BACKOFF_SECONDS = 0.5
@@ -29,9 +31,11 @@ async def send_notice(url: str, notice: dict[str, Any], *, client: httpx.AsyncCl
             except httpx.HTTPError as error:
                 if attempt == ATTEMPTS:
                     logger.warning("notice to %s failed after %d attempts: %s", url, attempt, error)
+                    metrics.notice(str(notice.get("event")), sent=False)
                     return False
                 await asyncio.sleep(FIRST_BACKOFF_SECONDS * 2 ** (attempt - 1))
             else:
+                metrics.notice(str(notice.get("event")), sent=True)
                 return True
         return False
     finally:

@@ -1,6 +1,7 @@
 """Custom HTTP routes mounted beside the LangGraph API; they see the authenticated user.
 
-The audit trail, the inbox, and the built web app at `/app` (public files, like its `/app-config`).
+The audit trail, the inbox, metrics and analytics (`server.observability`), and the built web app
+at `/app` (public files, like its `/app-config`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hitl.settings import get_settings
-from server import allowances, audit, inbox
+from server import allowances, audit, inbox, observability
 from server.access import as_server
 from server.users import User, directory, is_loopback
 
@@ -62,6 +63,7 @@ ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}", audit_trail, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
     Route("/threads/{thread_id}/allowances/revoke", allowances.revoke, methods=["POST"]),
+    *observability.ROUTES,
 ]
 
 

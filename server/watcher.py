@@ -25,7 +25,7 @@ from langgraph_sdk import get_client
 
 from hitl.deadlines import ESCALATES_TO
 from hitl.settings import Settings, get_settings
-from server import audit, inbox, notify, records
+from server import audit, inbox, metrics, notify, records
 from server.access import as_server
 from server.auth import gate_resume
 from server.leadership import Lease
@@ -96,7 +96,9 @@ class Watcher:
         with as_server():
             await INDEX.refresh(client)
             if not await self.lead():
+                metrics.PAUSES.forget()
                 return
+            metrics.PAUSES.observe(INDEX.threads())
             if self.settings.hitl_notify_url and self.announced is None:
                 self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
             await self.forget_old_acts()
@@ -194,6 +196,7 @@ class Watcher:
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return
         await client.runs.create(thread_id, graph_id, command=command)  # type: ignore[call-overload]
+        metrics.per_action(metrics.EXPIRED, pending)
         INDEX.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
 
     async def escalate(
@@ -212,6 +215,7 @@ class Watcher:
         escalation = records.Escalation(thread_id, pending.id, role, now, deadline)
         await records.put_escalation(client, escalation)
         INDEX.escalate(escalation)
+        metrics.per_action(metrics.ESCALATED, pending)
         await audit.write(
             client, [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
         )

@@ -1,13 +1,19 @@
-/** The reviewer app: sign-in gate, then the inbox or a thread, by hash route. */
+/** The reviewer app: sign-in gate, then the inbox, a thread or (for reviewers) the dashboard, by hash route. */
+import { Suspense, lazy } from "react";
 import { useSession } from "./auth/session";
+import { isStaff, useMe } from "./hooks/useMe";
 import { InboxPage } from "./pages/InboxPage";
 import { SignInPage } from "./pages/SignInPage";
 import { ThreadPage } from "./pages/ThreadPage";
 import { useRoute } from "./router";
 
+// The dashboard and its chart library load only when it is opened (a chunk of its own).
+const AnalyticsPage = lazy(() => import("./pages/AnalyticsPage").then((m) => ({ default: m.AnalyticsPage })));
+
 export function App() {
   const session = useSession();
   const route = useRoute();
+  const me = useMe(session.token);
   return (
     <div className="app">
       <nav className="row">
@@ -19,6 +25,11 @@ export function App() {
             <a href="#/threads/new?agent=support" data-testid="nav-new">
               New conversation
             </a>
+            {isStaff(me) && (
+              <a href="#/analytics" data-testid="nav-analytics">
+                Analytics
+              </a>
+            )}
             <span className="spacer" />
             <button type="button" className="secondary" onClick={session.signOut} data-testid="signout">
               Sign out
@@ -29,6 +40,10 @@ export function App() {
       <main>
         {!session.token ? (
           <SignInPage onSignIn={session.signIn} />
+        ) : route.page === "analytics" ? (
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <AnalyticsPage token={session.token} />
+          </Suspense>
         ) : route.page === "thread" ? (
           <ThreadPage threadId={route.threadId} agent={route.agent} token={session.token} />
         ) : (

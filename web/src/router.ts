@@ -1,8 +1,9 @@
-/** Hash routes: `#/inbox`, `#/threads/new?agent=support`, `#/threads/<id>?agent=<assistant>`. */
+/** Hash routes: `#/inbox`, `#/analytics`, `#/threads/new?agent=support`, `#/threads/<id>?agent=<assistant>`. */
 import { useEffect, useState } from "react";
 
 export type Route =
   | { page: "inbox" }
+  | { page: "analytics" }
   | { page: "thread"; threadId: string | null; agent: string | null };
 
 export function parseRoute(hash: string): Route {
@@ -13,6 +14,7 @@ export function parseRoute(hash: string): Route {
     const id = parts[1];
     return { page: "thread", threadId: id && id !== "new" ? id : null, agent: params.get("agent") };
   }
+  if (parts[0] === "analytics") return { page: "analytics" };
   return { page: "inbox" };
 }
 

@@ -1,0 +1,86 @@
+/**
+ * The shape of `GET /analytics` (server/analytics.py `summarise`) and its one guard.
+ * Written by hand: the summary is a server view, not a contract of hitl/contracts.py.
+ */
+import { isRecord } from "../interrupts/guards";
+
+export const KINDS = ["approve", "edit", "reject", "respond", "expire"] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface GroupStats {
+  decisions: number;
+  timed: number;
+  median_seconds: number | null;
+  p90_seconds: number | null;
+  counts: Record<Kind, number>;
+  rates: Record<Kind, number>;
+}
+
+export interface ArgEdits {
+  changed: number;
+  mean_change: number | null;
+  mean_relative_change: number | null;
+}
+
+export interface ToolStats extends GroupStats {
+  tool: string;
+  edits: Record<string, ArgEdits>;
+}
+
+export interface AgentStats extends GroupStats {
+  agent: string;
+}
+
+export interface ReviewerStats extends GroupStats {
+  reviewer: string;
+  quick_approvals: number;
+}
+
+export type DayCounts = { day: string } & Record<Kind, number>;
+
+export interface AnalyticsSummary {
+  since: string;
+  until: string;
+  agent: string | null;
+  tool: string | null;
+  thresholds: {
+    quick_seconds: number;
+    stamp_rate: number;
+    stamp_min_decisions: number;
+    rejected_rate: number;
+    rejected_min_decisions: number;
+  };
+  totals: GroupStats & { refused: number; escalated: number };
+  by_tool: ToolStats[];
+  by_agent: AgentStats[];
+  by_reviewer: ReviewerStats[];
+  by_day: DayCounts[];
+  rubber_stamp: { quick_approvals: number; quick_approval_rate: number; reviewers_approving_nearly_all: string[] };
+  often_rejected: { tool: string; decisions: number; reject_rate: number }[];
+}
+
+export function isAnalyticsSummary(value: unknown): value is AnalyticsSummary {
+  return (
+    isRecord(value) &&
+    isRecord(value.totals) &&
+    typeof value.totals.decisions === "number" &&
+    Array.isArray(value.by_tool) &&
+    Array.isArray(value.by_agent) &&
+    Array.isArray(value.by_reviewer) &&
+    Array.isArray(value.by_day) &&
+    isRecord(value.rubber_stamp) &&
+    Array.isArray(value.often_rejected)
+  );
+}
+
+/** A duration for people: 42 s, 3.5 min, 2.0 h; "–" when nothing was timed (as `hitl stats`). */
+export function duration(seconds: number | null): string {
+  if (seconds === null) return "–";
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${(seconds / 60).toFixed(1)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+export function percent(rate: number): string {
+  return `${Math.round(rate * 100)}%`;
+}
