@@ -17,6 +17,7 @@ from bench.served import OURS, STOCK
 from bench.stats import Latency
 from hitl.scripted import phrases
 from tests.conftest import add_order
+from tests.devserver import DEV_TOKENS
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -29,6 +30,8 @@ QUEUE_LIMIT = (
     "the in-memory runtime: a new run waits for the worker queue's 0.5 s poll, and a waiting client "
     "for the run's stream; 2 runs per cycle"
 )
+ASKER = {"Authorization": f"Bearer {DEV_TOKENS['requester1']}"}
+"""The customer asks (the order is theirs); the bench user, a supervisor, approves: four eyes."""
 TARGET_CONCURRENCY = 50
 """DESIGN.md's throughput target (ours ≥ 0.9x stock) is set at this concurrency."""
 THROUGHPUT_LIMIT = (
@@ -48,9 +51,9 @@ async def one_cycle(client: LangGraphClient, agent: str, services: Services) -> 
     """
     order_id = add_order(services, CYCLE_AMOUNT)
     started = time.perf_counter()
-    thread = await client.threads.create()
+    thread = await client.threads.create(headers=ASKER)
     request: dict[str, Any] = {"messages": [{"role": "user", "content": phrases.refund_in_full(order_id)}]}
-    await client.runs.wait(thread["thread_id"], agent, input=request)
+    await client.runs.wait(thread["thread_id"], agent, input=request, headers=ASKER)
     await client.runs.wait(thread["thread_id"], agent, command={"resume": APPROVE})
     elapsed = time.perf_counter() - started
     refunds = services.payments.refunds_for(order_id)
@@ -100,8 +103,8 @@ async def measure(
         notes=[
             (
                 "`langgraph dev --n-jobs-per-worker 10 --no-reload`, in-memory runtime, serving a copy of "
-                "`langgraph.json` made at run time with `stock` added; every request carries "
-                "`Authorization: Bearer dev-supervisor1`."
+                "`langgraph.json` made at run time with `stock` added; requester1 starts each "
+                "cycle and `dev-supervisor1` approves it (the asker may not approve: four eyes)."
             ),
             (
                 "Latency: from `threads.create` to the end of the approving `runs.wait`. Throughput: "

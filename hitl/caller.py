@@ -19,6 +19,9 @@ from langgraph.config import get_config
 STAFF_ROLES = frozenset({"reviewer", "supervisor"})
 ACTING_FOR_KEY = "hitl_acting_for"
 """The run's `configurable` key the server sets to the thread owner's identity and roles."""
+REQUESTED_BY_KEY = "hitl_requested_by"
+"""The run's `configurable` key the server sets to who asked for what the run does: the owner and
+the caller of a run with new input; for a resume, the people who asked for what it answers."""
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,41 @@ def acting_for(config: dict[str, Any] | None = None) -> Caller | None:
             config = dict(get_config())
         except RuntimeError:
             return None
-    configurable = config.get("configurable") or {}
-    person = configurable.get(ACTING_FOR_KEY)
+    return thread_owner(config) or current_caller(config)
+
+
+def thread_owner(config: dict[str, Any] | None = None) -> Caller | None:
+    """The thread's owner as the server wrote it into the run (`hitl_acting_for`); None without it."""
+    if config is None:
+        try:
+            config = dict(get_config())
+        except RuntimeError:
+            return None
+    person = (config.get("configurable") or {}).get(ACTING_FOR_KEY)
     if isinstance(person, dict) and isinstance(person.get("identity"), str) and person["identity"]:
         roles = person.get("roles")
         return Caller(
             identity=person["identity"],
             roles=frozenset(str(r) for r in roles) if isinstance(roles, list) else frozenset({"requester"}),
         )
-    return current_caller(config)
+    return None
+
+
+def requested_by(config: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """`{"requested_by": [...]}` for an approval request; empty outside the server.
+
+    Who asked may not approve it (separation of duties, checked by the server and the gate).
+    The server names them in every run it admits (`REQUESTED_BY_KEY`): a reviewer's resume
+    carries on the requester's request, so calls the model makes in it are still the requester's.
+    Without the key (the server's own runs), the owner and the run's caller.
+    """
+    if config is None:
+        try:
+            config = dict(get_config())
+        except RuntimeError:
+            return {}
+    named = (config.get("configurable") or {}).get(REQUESTED_BY_KEY)
+    if isinstance(named, list) and named and all(isinstance(p, str) and p for p in named):
+        return {"requested_by": sorted(set(named))}
+    people = {p.identity for p in (acting_for(config), current_caller(config)) if p is not None}
+    return {"requested_by": sorted(people)} if people else {}

@@ -73,6 +73,8 @@ class ReviewConfig(TypedDict):
     required_role: Decider
     may_allow: NotRequired[bool]
     """Present and true when an approve may carry `allow` (see `ApproveAndAllowDecision`)."""
+    self_approval: NotRequired[bool]
+    """Present and true when the people in `requested_by` may decide this call themselves."""
 
 
 class BatchedApprovalRequest(TypedDict):
@@ -81,6 +83,9 @@ class BatchedApprovalRequest(TypedDict):
     action_requests: list[ActionRequest]
     review_configs: list[ReviewConfig]
     agent: str
+    requested_by: NotRequired[list[str]]
+    """Who asked (the thread's owner and the run's caller): they may not approve, edit or answer
+    the calls, unless a review config says `self_approval` (separation of duties)."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
@@ -99,6 +104,10 @@ class ToolApprovalRequest(TypedDict):
     allowed_decisions: NotRequired[list[DecisionType]]
     may_allow: NotRequired[bool]
     """Present and true when an approve may carry `allow` (see `ApproveAndAllowDecision`)."""
+    requested_by: NotRequired[list[str]]
+    """Who asked; see `BatchedApprovalRequest.requested_by`."""
+    self_approval: NotRequired[bool]
+    """Present and true when the people in `requested_by` may decide this call themselves."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
@@ -173,6 +182,8 @@ class ApprovalRequest(TypedDict):
     message: str
     agent: str
     tool_call_id: str
+    requested_by: NotRequired[list[str]]
+    """Who asked; see `BatchedApprovalRequest.requested_by`."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]

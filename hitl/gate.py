@@ -28,7 +28,7 @@ from langgraph.types import interrupt
 from hitl import answer_contract
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
-from hitl.caller import Caller, current_caller
+from hitl.caller import Caller, current_caller, requested_by, thread_owner
 from hitl.contracts import (
     ActionRequest,
     Allowance,
@@ -206,6 +206,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             action_requests=[self._action_request(call, policy) for _, call in gated],
             review_configs=[self._review_config(call, policy) for _, call in gated],
             agent=self.agent,
+            **requested_by(),  # type: ignore[typeddict-item]
             **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
         answer = interrupt(request, response_schema=_contract(request))
@@ -270,9 +271,16 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         args = decision["edited_action"]["args"] if decision.get("type") == "edit" else call["args"]
         changed = sorted(a for a in gate.fixed_on_edit if args.get(a) != call["args"].get(a))
         needed = gate.required_role(args)
-        if not changed and (needed == "owner" or needed in caller.roles):
+        owner = thread_owner()
+        own = owner is not None and owner.identity == caller.identity and gate.four_eyes(call["args"])
+        if not changed and not own and (needed == "owner" or needed in caller.roles):
             return None
-        why = f"an edit may not change {', '.join(changed)}" if changed else f"it needs a {needed}"
+        if changed:
+            why = f"an edit may not change {', '.join(changed)}"
+        elif own:
+            why = "they asked for it, so someone else must decide it (separation of duties)"
+        else:
+            why = f"it needs a {needed}"
         return ToolMessage(
             content=f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; {why}.",
             tool_call_id=call["id"] or "",
@@ -406,6 +414,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             required_role=gate.required_role(args),
             allowed_decisions=list(config["allowed_decisions"]),
             **({"may_allow": True} if gate.may_allow(args) else {}),  # type: ignore[typeddict-item]
+            **({"self_approval": True} if gate.self_approval else {}),  # type: ignore[typeddict-item]
+            **requested_by(),  # type: ignore[typeddict-item]
             **self._deadline_stamp(request.tool_call, policy),  # type: ignore[typeddict-item]
         )
 
@@ -451,6 +461,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         )
         if gate.may_allow(call["args"]):
             config["may_allow"] = True
+        if gate.self_approval:
+            config["self_approval"] = True
         return config
 
 

@@ -44,6 +44,9 @@ class ToolGate:
             override or a thread's allowance says (e.g. refunds over the supervisor limit).
         fixed_on_edit: arguments an edit may not change: what the call is about (the order a
             refund goes to, the booking to cancel). Both the server and the gate refuse such edits.
+        self_approval: whether the person who asked for the call (the thread's owner, or the
+            caller of the run that made it) may also approve, edit or answer it. Off: four eyes.
+            Questions the owner answers by design (`decider="owner"`) are the owner's anyway.
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -55,6 +58,7 @@ class ToolGate:
     limit_arg: str = "amount"
     always_review: ArgsPredicate | None = None
     fixed_on_edit: tuple[str, ...] = ()
+    self_approval: bool = False
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions."""
@@ -93,6 +97,10 @@ class ToolGate:
             and self.required_role(args) != "owner"
             and not self.always_reviews(args)
         )
+
+    def four_eyes(self, args: Mapping[str, Any]) -> bool:
+        """Whether the person who asked for a call with `args` must leave its approval to someone else."""
+        return not self.self_approval and self.required_role(args) != "owner"
 
     def required_role(self, args: Mapping[str, Any]) -> Decider:
         """Who may answer a call with `args`; unreadable args need a supervisor."""

@@ -13,10 +13,10 @@ from typing import Any
 from langgraph_sdk import Auth, get_client
 
 from hitl.agent_access import may_run, who_may_run
-from hitl.caller import ACTING_FOR_KEY
+from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import seal_allowance, seal_receipt
-from server import allowances, audit, claims, overrides, records, run_admission, run_starts
+from server import allowances, audit, claims, metrics, overrides, records, run_admission, run_starts
 from server.access import as_server, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
@@ -193,6 +193,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         raise refuse(403, "Only the thread's owner may start a run on it.")
     await _claim_start(str(thread_id), value)
     _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
+    _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
     await _audit_rewrites(user, str(thread_id), graph_id, admitted)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
@@ -208,6 +209,25 @@ async def _claim_start(thread_id: str, value: Auth.types.RunsCreate) -> None:
             await run_starts.claim(get_client(), thread_id, str(value.get("run_id")))
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
+
+
+def _askers(pending: list[Pending], owner: object, user: User) -> set[str]:
+    """Who asked for what a resume answers: the `requested_by` of the pending approvals (else the owner)."""
+    askers = {
+        str(p)
+        for item in pending
+        if isinstance(item.value, dict) and isinstance(item.value.get("requested_by"), list)
+        for p in item.value["requested_by"]
+    }
+    return askers or {str(owner or user.identity)}
+
+
+def _asked_by(value: Auth.types.RunsCreate, askers: set[str]) -> None:
+    """Tell the run who asked for what it does (`hitl.caller.requested_by`); the server's word, always set."""
+    kwargs = value.get("kwargs")
+    config = kwargs.get("config") if isinstance(kwargs, dict) else None
+    if isinstance(config, dict):
+        config.setdefault("configurable", {})[REQUESTED_BY_KEY] = sorted(askers)
 
 
 def _customer(identity: object) -> User:
@@ -231,6 +251,7 @@ async def _first_run(
     thread_id = value.get("thread_id")
     value.setdefault("metadata", {})["owner"] = user.identity
     _act_for(value, user)
+    _asked_by(value, {user.identity})
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
     await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)
@@ -261,6 +282,7 @@ def _mark(thread_id: object) -> None:
         INDEX.mark(str(thread_id))
 
 
+@metrics.timed("resume")
 async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     user: User,
     thread_id: str,

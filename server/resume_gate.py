@@ -149,9 +149,54 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
         _no_nul(item.answer)
         _validate(item)
     for item in answers:
+        _not_self_approved(item, user)
+    for item in answers:
         for name, requested, edited in _edits(item):
             _authorise_edit(policy, user, owner, name, requested, edited)
     return answers
+
+
+SELF_DECISIONS = frozenset({"approve", "edit", "respond"})
+"""What the person who asked may not answer themselves (separation of duties); a reject withdraws."""
+
+
+def _not_self_approved(item: Accepted, user: User) -> None:
+    """Refuse (403) an answer that approves, edits or answers a call its sender asked for.
+
+    `requested_by` is written by the gate when the call paused (the thread's owner and that
+    run's caller); a review config with `self_approval`, or an owner's own question, is exempt.
+    """
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    asked = value.get("requested_by")
+    if not isinstance(asked, list) or user.identity not in asked:
+        return
+    answer = item.answer if isinstance(item.answer, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        configs = value.get("review_configs") or []
+        pairs = list(zip(value["action_requests"], configs, answer.get("decisions") or [], strict=False))
+        own = [
+            str(action.get("name"))
+            for action, config, decision in pairs
+            if _four_eyes(config) and isinstance(decision, dict) and decision.get("type") in SELF_DECISIONS
+        ]
+    elif value.get("type") in {"tool_approval", "approval_request"}:
+        decided = answer.get("type") in SELF_DECISIONS or answer.get("approved") is True
+        own = [item.pending.subject] if _four_eyes(value) and decided else []
+    else:
+        own = []
+    if own:
+        raise ResumeRefused(
+            403,
+            f"{user.identity} asked for {', '.join(own)}, so someone else must approve it "
+            "(separation of duties); a reject withdraws it.",
+        )
+
+
+def _four_eyes(config: object) -> bool:
+    """Whether a review config (or per-call value) leaves the asker out of deciding it."""
+    if not isinstance(config, dict):
+        return False
+    return not config.get("self_approval") and config.get("required_role") != "owner"
 
 
 def _no_nul(answer: object) -> None:

@@ -12,6 +12,7 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
+from hitl.caller import requested_by
 from hitl.contracts import ApprovalAnswer, ApprovalRequest
 from hitl.deadlines import Deadline
 from hitl.settings import get_settings
@@ -39,6 +40,7 @@ def build_approval_tool(default_agent: str) -> BaseTool:
             message=message,
             agent=asking_agent(default=default_agent),
             tool_call_id=tool_call_id,
+            **requested_by(),  # type: ignore[typeddict-item]
             **Deadline(get_settings().signoff_deadline_seconds).stamp(),  # type: ignore[typeddict-item]
         )
         answer = interrupt(request, response_schema=ApprovalAnswer)

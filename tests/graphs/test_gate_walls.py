@@ -180,3 +180,17 @@ def test_a_tool_failing_after_approval_is_recorded_and_the_thread_goes_on(
     monkeypatch.undo()
     assert chat.say("Hello").interrupts == ()
     assert services.payments.count() == 0
+
+
+def test_the_owner_approving_their_own_refund_does_not_run(support_agent, services, new_order):
+    """four eyes in the graph: the thread's owner (a supervisor here) approves their own call: not run."""
+    chat = support_agent()
+    order_id = new_order(899)
+    assert chat.say(phrases.refund_in_full(order_id)).interrupts
+    config = as_caller(chat, "supervisor1", "reviewer", "supervisor")
+    owner = {"identity": "supervisor1", "roles": ["reviewer", "supervisor"]}
+    config["configurable"]["hitl_acting_for"] = owner
+    chat.graph.invoke(Command(resume={"decisions": [{"type": "approve"}]}), config, version="v2")
+    assert services.payments.count() == 0
+    said = " ".join(m.text for m in chat.graph.get_state(chat.config).values["messages"])
+    assert "someone else must decide it (separation of duties)" in said

@@ -246,3 +246,19 @@ def test_a_stock_deep_agents_request_is_checked_by_decision_type(graphs):
         with pytest.raises(ResumeRefused) as refused:
             check(bad, pending)
         assert refused.value.status == 422
+
+
+def test_a_policy_that_allows_self_approval_lets_the_asker_decide(graphs):
+    """`self_approval` on a review config: the asker's approve passes; without it, 403 naming the duty."""
+    value = {
+        "action_requests": [{"name": "send_email", "args": {}}],
+        "review_configs": [{"action_name": "send_email", "allowed_decisions": ["approve", "reject"]}],
+        "requested_by": ["reviewer1"],
+    }
+    four_eyes = Pending(id="p-1", value=value, response_schema=None)
+    with pytest.raises(ResumeRefused, match="separation of duties") as refused:
+        check({"decisions": [{"type": "approve"}]}, four_eyes)
+    assert refused.value.status == 403
+    assert check({"decisions": [{"type": "reject", "message": "withdrawn"}]}, four_eyes)
+    allowed = {**value, "review_configs": [{**value["review_configs"][0], "self_approval": True}]}
+    assert check({"decisions": [{"type": "approve"}]}, replace(four_eyes, value=allowed))

@@ -208,6 +208,7 @@ export interface ApprovalRequest {
   escalated_seconds?: number | null;
   message: string;
   on_expiry?: "reject" | "escalate";
+  requested_by?: string[];
   tool_call_id: string;
   type: "approval_request";
 }
@@ -279,6 +280,7 @@ export interface BatchedApprovalRequest {
   deadline?: string;
   escalated_seconds?: number | null;
   on_expiry?: "reject" | "escalate";
+  requested_by?: string[];
   review_configs: ReviewConfig[];
 }
 /**
@@ -292,6 +294,7 @@ export interface ReviewConfig {
   allowed_decisions: ("approve" | "edit" | "reject" | "respond")[];
   may_allow?: boolean;
   required_role: "owner" | "reviewer" | "supervisor";
+  self_approval?: boolean;
 }
 /**
  * The answer to a `BatchedApprovalRequest`: one decision per action, in order.
@@ -499,7 +502,9 @@ export interface ToolApprovalRequest {
   may_allow?: boolean;
   name: string;
   on_expiry?: "reject" | "escalate";
+  requested_by?: string[];
   required_role: "owner" | "reviewer" | "supervisor";
+  self_approval?: boolean;
   tool_call_id: string;
   type: "tool_approval";
 }
