@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts import ApprovalReceipt, AuditRecord
+from server import metrics
 from server.access import as_server
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
         for index, record in enumerate(records):
             key = f"{time.time_ns():020d}-{index:03d}"
             await client.store.put_item((NAMESPACE, record["thread_id"]), key, dict(record), index=False)
+    metrics.observe(records)
 
 
 async def trail(client: LangGraphClient, thread_id: str) -> list[AuditRecord]:

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 from server import audit
 from server.resume_gate import ResumeRefused
 from server.run_admission import check_state_write
-from server.users import directory
+from server.users import TokenRefused, identify
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -43,7 +43,7 @@ class StateWriteCheck:
         """Refuse a state write that plants tool calls or gate state; audit the rest."""
         in_process = str(scope.get("root_path") or "").startswith("/noauth")
         path = str(scope.get("path") or "") if scope["type"] == "http" and not in_process else ""
-        if scope.get("method") == "POST" and COPY_ROUTE.match(path) and not _is_supervisor(scope):
+        if scope.get("method") == "POST" and COPY_ROUTE.match(path) and not await _is_supervisor(scope):
             refusal = "Only a supervisor may copy a thread: a copy would hold its pending approvals again."
             await JSONResponse({"detail": refusal}, status_code=403)(scope, receive, send)
             return
@@ -60,7 +60,7 @@ class StateWriteCheck:
         body = b"".join(m.get("body", b"") for m in chunks if m["type"] == "http.request")
         try:
             writes = _writes(body, creating=match["thread_id"] is None)
-            _check(scope, writes)
+            _check(writes, supervisor=await _is_supervisor(scope))
         except ResumeRefused as refusal:
             await JSONResponse({"detail": refusal.message}, status_code=refusal.status)(scope, receive, send)
             return
@@ -74,9 +74,9 @@ class StateWriteCheck:
         await self.app(scope, replayed, send)
 
 
-def _check(scope: Scope, writes: list[dict[str, Any]]) -> None:
+def _check(writes: list[dict[str, Any]], *, supervisor: bool) -> None:
     """Writes are a supervisor's, and carry no tool calls or gate-owned keys."""
-    if writes and not _is_supervisor(scope):
+    if writes and not supervisor:
         raise ResumeRefused(403, "Only a supervisor may write a thread's state directly; send a message.")
     for values in writes:
         check_state_write(values)
@@ -111,18 +111,22 @@ def _values(values: object) -> dict[str, Any]:
     return values or {}
 
 
-def _user(scope: Scope) -> User | None:
+async def _user(scope: Scope) -> User | None:
+    """The caller, from a `HITL_USERS` token or an OIDC JWT (`server.users.identify`); None if neither."""
     token = (Headers(scope=scope).get("authorization") or "").partition(" ")[2].strip()
-    return directory().authenticate(token)
+    try:
+        return await identify(token)
+    except TokenRefused:
+        return None
 
 
-def _is_supervisor(scope: Scope) -> bool:
-    user = _user(scope)
+async def _is_supervisor(scope: Scope) -> bool:
+    user = await _user(scope)
     return user is not None and user.role == "supervisor"
 
 
 async def _audit(scope: Scope, thread_id: str, writes: list[dict[str, Any]]) -> None:
-    user = _user(scope)
+    user = await _user(scope)
     if user is None or user.role != "supervisor":  # 401 or 403 follow from the auth layers
         return
     keys = sorted({k for values in writes for k in values})
