@@ -11,6 +11,7 @@ change which calls pause; both are read from state, so a resume decides the same
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
@@ -25,7 +26,7 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
-from hitl import answer_contract
+from hitl import answer_contract, gate_timing
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
 from hitl.caller import Caller, current_caller, requested_by, thread_owner
@@ -187,6 +188,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         last = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
         if last is None or not last.tool_calls:
             return None
+        started = time.perf_counter()
         policy = self.policy_for(state)
         thread_id = _thread_id()
         gated = [
@@ -209,7 +211,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             **requested_by(),  # type: ignore[typeddict-item]
             **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
-        answer = interrupt(request, response_schema=_contract(request))
+        with gate_timing.pausing(started):
+            answer = interrupt(request, response_schema=_contract(request))
         decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
         return self._apply_decisions(last, decisions, policy, thread_id)
 
@@ -383,11 +386,13 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         """Per-call mode: the stock flow, under the run's policy and the thread's allowances."""
         call = request.tool_call
         policy = self.policy_for(request.state)
+        started = time.perf_counter()
         if not self._pauses(call, policy, request.state):
             return request, None
         gate = policy[call["name"]]
         value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
-        decision = interrupt(value, response_schema=_contract(value))
+        with gate_timing.pausing(started):
+            decision = interrupt(value, response_schema=_contract(value))
         if (refusal := self._unauthorised(call, decision, gate)) is not None:
             return refusal
         if decision["type"] == "approve":

@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from hitl import gate_timing
 from server.pending_index import INDEX, actions_of, rows_of
 from server.users import SYSTEM_ACTOR
 
@@ -272,6 +273,7 @@ class PendingCollector(Collector):
 
 
 REGISTRY.register(PendingCollector())
+gate_timing.listen(lambda phase, seconds: GATE_SECONDS.labels(phase=phase).observe(seconds))
 
 
 def exposition() -> bytes:

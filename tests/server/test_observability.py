@@ -67,7 +67,7 @@ async def test_metrics_and_analytics_are_for_reviewers_and_supervisors(server, p
 async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(
     server, requester, supervisor, server_order
 ):
-    """refund of 899: pending +1 then back, requested +1; analytics count it, timed from its pause.
+    """refund of 899: pending +1 then back, requested +1, one gate pause timed; analytics count it.
 
     A requester's attempt to approve is refused (403) and counted as refused.
     """
@@ -80,6 +80,8 @@ async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(
     thread_id, _ = await start(requester, phrases.refund_in_full(server_order(899)))
     waiting = await samples(server)
     assert sample(waiting, pending[0], **pending[1]) == sample(before, pending[0], **pending[1]) + 1
+    paused = ("hitl_gate_seconds_count", {"phase": "pause"})
+    assert sample(waiting, paused[0], **paused[1]) == sample(before, paused[0], **paused[1]) + 1
     for _ in range(40):  # the watcher's leader counts new pauses on its passes (HITL_WATCH_INTERVAL, 10 s)
         if sample(waiting, requested[0], **requested[1]) > sample(before, requested[0], **requested[1]):
             break
