@@ -30,3 +30,8 @@ def as_server() -> Iterator[None]:
 def is_server() -> bool:
     """Whether the current API call is the server's own."""
     return _AS_SERVER.get()
+
+
+def is_not_found(error: BaseException) -> bool:
+    """Whether an in-process API call failed with 404 (the SDK raises the HTTP error)."""
+    return getattr(getattr(error, "response", None), "status_code", None) == 404  # noqa: PLR2004

@@ -17,7 +17,7 @@ from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import seal_allowance, seal_receipt
 from server import allowances, audit, claims, metrics, overrides, records, run_admission, run_starts
-from server.access import as_server, is_server
+from server.access import as_server, is_not_found, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
@@ -348,7 +348,7 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
         with as_server():
             return dict(await get_client().threads.get(thread_id))
     except Exception as error:
-        if getattr(getattr(error, "response", None), "status_code", None) == 404:  # noqa: PLR2004
+        if is_not_found(error):
             return None
         raise
 

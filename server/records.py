@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from langgraph_sdk import get_client
 
 from hitl.contracts import Decider
-from server.access import as_server
+from server.access import as_server, is_not_found
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
@@ -165,7 +165,7 @@ async def _stored(client: LangGraphClient, namespace: tuple[str, ...], key: str)
     try:
         item = await client.store.get_item(namespace, key)
     except Exception as error:
-        if getattr(getattr(error, "response", None), "status_code", None) == 404:  # noqa: PLR2004
+        if is_not_found(error):
             return None
         raise
     return dict(item) if item else None

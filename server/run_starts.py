@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server import shared_db
+from server.access import is_not_found
 from server.resume_gate import ResumeRefused
 from services.database import approval_claims
 
@@ -90,7 +91,7 @@ async def _status(client: LangGraphClient, thread_id: str, run_id: str) -> str |
     try:
         run = await client.runs.get(thread_id, run_id)
     except Exception as error:
-        if getattr(getattr(error, "response", None), "status_code", None) == 404:  # noqa: PLR2004
+        if is_not_found(error):
             return None
         raise
     return str(run.get("status")) if run else None

@@ -8,8 +8,6 @@ The session's shared server is the `server` fixture in `tests/conftest.py`.
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
+from server.replicas import free_port, stop
 from services.registry import Services
 
 if TYPE_CHECKING:
@@ -40,12 +39,6 @@ def dev_users() -> str:
             return line.removeprefix("HITL_USERS=")
     msg = ".env.example has no HITL_USERS line"
     raise AssertionError(msg)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -121,17 +114,6 @@ def start_dev_server(
         pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
     database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
     return DevServer(url=url, process=process, database_url=database_url, log=log)
-
-
-def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
-    """Stop our server (its whole process group) by PID."""
-    if process.poll() is None:
-        os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
 
 
 DEV_TOKENS = {

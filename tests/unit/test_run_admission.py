@@ -131,3 +131,14 @@ def test_an_oversized_input_is_413_naming_the_limit():
     """size: a 40 KB message is refused with 413 and the limit in words."""
     big = {"messages": [{"role": "user", "content": "x" * 40_000}]}
     assert "32000" in refused(REQUESTER, run(input=big), 413)
+
+
+@pytest.mark.parametrize("user", [REQUESTER, REVIEWER, SUPERVISOR])
+@pytest.mark.parametrize("key", ["hitl_requested_by", "hitl_acting_for"])
+def test_no_role_may_name_who_asked_or_whom_a_run_acts_for(user, key):
+    """server-written configurable keys (four eyes, acting for): 422 in config and in context, every role."""
+    for value in (
+        run(input=HELLO, config={"configurable": {key: ["someone-else"]}}),
+        run(input=HELLO, context={key: ["someone-else"]}),
+    ):
+        assert key in refused(user, value, 422)
