@@ -33,6 +33,7 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalReceipt",
     "ApprovalRequest",
+    "Approvals",
     "ApproveAndAllowDecision",
     "ApproveDecision",
     "ArgBound",
@@ -75,6 +76,10 @@ class ReviewConfig(TypedDict):
     """Present and true when an approve may carry `allow` (see `ApproveAndAllowDecision`)."""
     self_approval: NotRequired[bool]
     """Present and true when the people in `requested_by` may decide this call themselves."""
+    approvals_required: NotRequired[int]
+    """Present when more than one person must approve: how many distinct people (a quorum)."""
+    approved_by: NotRequired[list[str]]
+    """With `approvals_required`: who has approved these args so far ("1 of 2")."""
 
 
 class BatchedApprovalRequest(TypedDict):
@@ -108,9 +113,20 @@ class ToolApprovalRequest(TypedDict):
     """Who asked; see `BatchedApprovalRequest.requested_by`."""
     self_approval: NotRequired[bool]
     """Present and true when the people in `requested_by` may decide this call themselves."""
+    approvals_required: NotRequired[int]
+    """Present when more than one person must approve; see `ReviewConfig.approvals_required`."""
+    approved_by: NotRequired[list[str]]
+    """With `approvals_required`: who has approved these args so far."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
+
+
+class Approvals(TypedDict):
+    """A quorum's progress after one approve: complete when `approved_by` has `required` people."""
+
+    required: int
+    approved_by: list[str]
 
 
 class ApprovalReceipt(TypedDict):
@@ -130,6 +146,9 @@ class ApprovalReceipt(TypedDict):
     reviewer: str
     roles: list[str]
     decided_at: str
+    approvals: NotRequired[Approvals]
+    """On an approve or edit of a call that needs several approvers: the count so far (partial
+    while `approved_by` is shorter than `required`)."""
 
 
 class AuditRecord(ApprovalReceipt):

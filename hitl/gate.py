@@ -26,7 +26,7 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
-from hitl import answer_contract, gate_timing
+from hitl import answer_contract, gate_timing, quorum
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
 from hitl.caller import Caller, current_caller, requested_by, thread_owner
@@ -204,17 +204,35 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 },
             }
 
-        request = BatchedApprovalRequest(
+        progress: dict[int, quorum.Progress] = {}
+        asking = gated
+        while asking:
+            request = self._batched_request(asking, policy)
+            with gate_timing.pausing(started):
+                answer = interrupt(request, response_schema=_contract(request))
+            for (index, call), decision in zip(asking, answer["decisions"], strict=True):
+                held = progress.get(index)
+                progress[index] = held.fold(decision) if held else quorum.start(call["args"], decision)
+            asking = [  # calls that need more approvers ask again, with their current args
+                (index, {**call, "args": progress[index].args})
+                for index, call in gated
+                if progress[index].waiting(policy[call["name"]].approvals_needed(progress[index].args))
+            ]
+            started = time.perf_counter()
+        decisions = {index: p.decision for index, p in progress.items()}
+        return self._apply_decisions(last, decisions, policy, thread_id)
+
+    def _batched_request(
+        self, gated: Sequence[tuple[int, ToolCall]], policy: Mapping[str, ToolGate]
+    ) -> BatchedApprovalRequest:
+        """One round's interrupt value: the calls asked about, who may decide, who asked, until when."""
+        return BatchedApprovalRequest(
             action_requests=[self._action_request(call, policy) for _, call in gated],
             review_configs=[self._review_config(call, policy) for _, call in gated],
             agent=self.agent,
             **requested_by(),  # type: ignore[typeddict-item]
             **earliest([s for _, call in gated if (s := self._deadline_stamp(call, policy))]),  # type: ignore[typeddict-item]
         )
-        with gate_timing.pausing(started):
-            answer = interrupt(request, response_schema=_contract(request))
-        decisions = dict(zip((i for i, _ in gated), answer["decisions"], strict=True))
-        return self._apply_decisions(last, decisions, policy, thread_id)
 
     def _apply_decisions(
         self,
@@ -276,12 +294,15 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         needed = gate.required_role(args)
         owner = thread_owner()
         own = owner is not None and owner.identity == caller.identity and gate.four_eyes(call["args"])
-        if not changed and not own and (needed == "owner" or needed in caller.roles):
+        short = _quorum_short(call, args, gate)
+        if not changed and not own and not short and (needed == "owner" or needed in caller.roles):
             return None
         if changed:
             why = f"an edit may not change {', '.join(changed)}"
         elif own:
             why = "they asked for it, so someone else must decide it (separation of duties)"
+        elif short:
+            why = short
         else:
             why = f"it needs a {needed}"
         return ToolMessage(
@@ -390,9 +411,16 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if not self._pauses(call, policy, request.state):
             return request, None
         gate = policy[call["name"]]
-        value = self._tool_approval_request(request, self._interrupt_on(call["name"], gate), policy)
-        with gate_timing.pausing(started):
-            decision = interrupt(value, response_schema=_contract(value))
+        asked, progress = request, None
+        while progress is None or progress.waiting(gate.approvals_needed(progress.args)):
+            if progress is not None:  # another approver is needed: ask again about the current args
+                asked = request.override(tool_call={**call, "args": progress.args})
+            value = self._tool_approval_request(asked, self._interrupt_on(call["name"], gate), policy)
+            with gate_timing.pausing(started):
+                answer = interrupt(value, response_schema=_contract(value))
+            progress = progress.fold(answer) if progress else quorum.start(call["args"], answer)
+            started = time.perf_counter()
+        decision = progress.decision
         if (refusal := self._unauthorised(call, decision, gate)) is not None:
             return refusal
         if decision["type"] == "approve":
@@ -420,6 +448,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             allowed_decisions=list(config["allowed_decisions"]),
             **({"may_allow": True} if gate.may_allow(args) else {}),  # type: ignore[typeddict-item]
             **({"self_approval": True} if gate.self_approval else {}),  # type: ignore[typeddict-item]
+            **_quorum_stamp(request.tool_call, gate),  # type: ignore[typeddict-item]
             **requested_by(),  # type: ignore[typeddict-item]
             **self._deadline_stamp(request.tool_call, policy),  # type: ignore[typeddict-item]
         )
@@ -448,7 +477,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         A resumed node runs again from its top and would describe the same call again (a
         description may read the database); the first text is the one the reviewer saw.
         """
-        key = call["id"] or ""
+        key = f"{call['id']}:{quorum.digest(call['args'])}" if call["id"] else ""
         if (text := self._descriptions.get(key)) is None:
             text = gate.describe(call["name"], call["args"], self.description_prefix)
             if key:
@@ -468,7 +497,37 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             config["may_allow"] = True
         if gate.self_approval:
             config["self_approval"] = True
+        config.update(_quorum_stamp(call, gate))  # type: ignore[typeddict-item]
         return config
+
+
+def _quorum_stamp(call: ToolCall, gate: ToolGate) -> dict[str, Any]:
+    """`approvals_required` and who approved so far, for a call that needs several approvers."""
+    needed = gate.approvals_needed(call["args"])
+    if needed <= 1:
+        return {}
+    return {
+        "approvals_required": needed,
+        "approved_by": quorum.approvers(call["id"] or "", call["args"]) or [],
+    }
+
+
+def _quorum_short(call: ToolCall, args: Mapping[str, Any], gate: ToolGate) -> str | None:
+    """Why a call that needs several approvers may not run yet, if so (the server's names count).
+
+    Without a server (no caller, no names) the rounds alone count, as for every person check.
+    """
+    needed = gate.approvals_needed(args)
+    if needed <= 1:
+        return None
+    named = quorum.approvers(call["id"] or "", args)
+    if named is None and current_caller() is None:
+        return None
+    people = sorted(set(named or []))
+    if len(people) >= needed:
+        return None
+    so_far = f"approved by {', '.join(people)} only" if people else "no approval is on record"
+    return f"it needs {needed} different approvers, and {so_far}"
 
 
 def _contract(value: BatchedApprovalRequest | ToolApprovalRequest) -> type:

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 ArgsPredicate = Callable[[Mapping[str, Any]], bool]
 Describer = Callable[[str, Mapping[str, Any]], str]
+Quorum = int | Callable[[Mapping[str, Any]], int]
+QUORUM_ON_UNREADABLE = 2
+"""Distinct approvers a call needs when its quorum cannot be read from its args (never fewer)."""
 
 DECISION_TYPES: frozenset[DecisionType] = frozenset({"approve", "edit", "reject", "respond"})
 
@@ -47,6 +50,10 @@ class ToolGate:
         self_approval: whether the person who asked for the call (the thread's owner, or the
             caller of the run that made it) may also approve, edit or answer it. Off: four eyes.
             Questions the owner answers by design (`decider="owner"`) are the owner's anyway.
+        approvals_required: how many distinct people with the required role must approve
+            (fixed, or chosen from the call's args). Each approve is recorded and the call
+            stays pending ("1 of 2") until the last; any reject ends it, an edit starts the
+            count again on the edited args (the editor counts as its first approver).
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -59,15 +66,26 @@ class ToolGate:
     always_review: ArgsPredicate | None = None
     fixed_on_edit: tuple[str, ...] = ()
     self_approval: bool = False
+    approvals_required: Quorum = 1
 
     def __post_init__(self) -> None:
-        """Refuse an empty or misspelled list of decisions."""
+        """Refuse an empty or misspelled list of decisions, and a quorum that cannot be met."""
         unknown = set(self.allowed_decisions) - DECISION_TYPES
         if not self.allowed_decisions or unknown:
             msg = (
                 f"allowed_decisions must be a non-empty subset of {sorted(DECISION_TYPES)} "
                 f"(got {list(self.allowed_decisions)})"
             )
+            raise ValueError(msg)
+        fixed = self.approvals_required
+        if not callable(fixed) and (isinstance(fixed, bool) or not isinstance(fixed, int) or fixed < 1):
+            msg = f"approvals_required must be a whole number of at least 1 (got {fixed!r})"
+            raise ValueError(msg)
+        if (callable(fixed) or fixed > 1) and "approve" not in self.allowed_decisions:
+            msg = "approvals_required needs 'approve' among allowed_decisions"
+            raise ValueError(msg)
+        if (callable(fixed) or fixed > 1) and self.decider == "owner":
+            msg = "approvals_required counts distinct approvers; an owner's own question has one"
             raise ValueError(msg)
 
     def pauses(self, args: Mapping[str, Any]) -> bool:
@@ -96,11 +114,22 @@ class ToolGate:
             "approve" in self.allowed_decisions
             and self.required_role(args) != "owner"
             and not self.always_reviews(args)
+            and self.approvals_needed(args) == 1
         )
 
     def four_eyes(self, args: Mapping[str, Any]) -> bool:
         """Whether the person who asked for a call with `args` must leave its approval to someone else."""
         return not self.self_approval and self.required_role(args) != "owner"
+
+    def approvals_needed(self, args: Mapping[str, Any]) -> int:
+        """How many distinct people must approve a call with `args`; unreadable args need a quorum."""
+        if not callable(self.approvals_required):
+            return self.approvals_required
+        try:
+            needed = self.approvals_required(args)
+        except (TypeError, ValueError, KeyError):
+            return QUORUM_ON_UNREADABLE
+        return needed if isinstance(needed, int) and needed >= 1 else QUORUM_ON_UNREADABLE
 
     def required_role(self, args: Mapping[str, Any]) -> Decider:
         """Who may answer a call with `args`; unreadable args need a supervisor."""

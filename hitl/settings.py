@@ -23,13 +23,27 @@ class Settings(BaseSettings):
     model: str = Field(
         default="",
         description=(
-            "Chat model: 'scripted' (offline, deterministic) or 'openai:<model>'. "
+            "Chat model: 'scripted' (offline, deterministic) or 'provider:model' as LangChain's "
+            "init_chat_model reads it ('openai:gpt-4o-mini'; other providers need their package). "
             "Empty means 'scripted' unless OPENAI_API_KEY is set, then 'openai:gpt-4o-mini'."
         ),
     )
     openai_api_key: str = Field(default="", description="Key for OpenAI-compatible servers.")
     openai_base_url: str = Field(
         default="", description="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...)."
+    )
+    model_max_retries: int = Field(
+        default=2,
+        ge=0,
+        description=(
+            "How often a failed model call (429, 5xx, timeout, connection error) is retried, with "
+            "back-off, before the run fails with the provider's error (max_retries of the chat model)."
+        ),
+    )
+    model_timeout_seconds: float = Field(
+        default=600,
+        gt=0,
+        description="Seconds one model call may take before it counts as failed (timeout of the chat model).",
     )
     data_dir: Path = Field(
         default=Path("data"),
@@ -48,6 +62,10 @@ class Settings(BaseSettings):
     )
     refund_supervisor_limit: float = Field(
         default=500, description="Refunds above this amount need a supervisor to decide."
+    )
+    refund_dual_control_limit: float = Field(
+        default=2000,
+        description="Refunds above this amount need two different supervisors to approve (four eyes).",
     )
 
     hitl_users: str = Field(

@@ -195,6 +195,16 @@ DEMO_ORDERS: tuple[dict[str, object], ...] = (  # owners: the dev requesters of 
         "delivered_on": "2024-09-02",
         "owner": "requester2",
     },
+    {
+        "order_id": "A4096",
+        "customer_name": "Ada Okafor",
+        "customer_email": "ada.okafor@example.com",
+        "item": "Dual-boiler espresso machine",
+        "amount": 2400.0,
+        "status": "delivered",
+        "delivered_on": "2026-11-25",
+        "owner": "requester1",
+    },
 )
 
 DEMO_FLIGHTS: tuple[dict[str, object], ...] = (

@@ -24,6 +24,13 @@ def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
     return decider
 
 
+def _refund_quorum(settings: Settings) -> Any:  # noqa: ANN401
+    def quorum(args: Mapping[str, Any]) -> int:
+        return 2 if float(args["amount"]) > settings.refund_dual_control_limit else 1
+
+    return quorum
+
+
 def describe_refund(services: Callable[[], Services] | None = None) -> Describer:
     """'Refund 899 to order A1024 (customer: requester1, Mara Lind; paid 899, delivered 2026-11-02): ...'.
 
@@ -66,7 +73,7 @@ def refund_gate(
     """Refunds: approve, edit or reject; above the auto-approve limit unless `always`.
 
     Refunds over the supervisor limit are always reviewed: no run override or thread
-    allowance lets one through.
+    allowance lets one through. Refunds over the dual-control limit need two supervisors.
     """
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
@@ -74,6 +81,7 @@ def refund_gate(
         always_review=lambda args: float(args["amount"]) > settings.refund_supervisor_limit,
         description=describe_refund(services),
         decider=_refund_decider(settings),
+        approvals_required=_refund_quorum(settings),
         fixed_on_edit=("order_id",),
         deadline=Deadline(
             settings.refund_deadline_seconds,

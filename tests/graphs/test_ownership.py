@@ -17,6 +17,7 @@ from langgraph.types import Command
 from hitl.policies.support import describe_refund
 from hitl.policies.travel import describe_cancellation
 from hitl.scripted import phrases
+from services.database import DEMO_ORDERS
 from services.workspace import Workspace
 from tests.conftest import add_order
 from tools.ops import build_ops_tools
@@ -157,7 +158,7 @@ def test_read_data_shows_a_requester_only_their_rows(services, tmp_path):
     assert "is for staff" in refunds.content
 
     every = json.loads(call(tools, "read_data", {"table": "orders"}, REVIEWER).content)
-    assert every["count"] == 5
+    assert every["count"] == len(DEMO_ORDERS)
 
 
 def test_ad_hoc_sql_reads_are_for_staff(services, tmp_path):
@@ -167,7 +168,7 @@ def test_ad_hoc_sql_reads_are_for_staff(services, tmp_path):
     refused = call(tools, "execute_sql", query, REQUESTER1)
     assert refused.status == "error"
     assert "SQL reads are for staff" in refused.content
-    assert len(json.loads(call(tools, "execute_sql", query, REVIEWER).content)["rows"]) == 5
+    assert len(json.loads(call(tools, "execute_sql", query, REVIEWER).content)["rows"]) == len(DEMO_ORDERS)
 
 
 def describe_as(describer, args: dict[str, Any], user: tuple[str, ...] | None) -> str:

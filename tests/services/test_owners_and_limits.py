@@ -11,6 +11,7 @@ import time
 import pytest
 from sqlalchemy import Boolean, Column, Float, MetaData, String, Table, create_engine, insert, inspect
 
+from services.database import DEMO_ORDERS
 from services.errors import BusinessRuleError
 from services.flights import fare
 from services.registry import Services
@@ -183,7 +184,9 @@ def test_a_statement_that_never_ends_is_stopped_at_the_time_limit(services, engi
     with pytest.raises(BusinessRuleError, match=f"ran longer than {LIMIT_MS} ms and was stopped"):
         console.run(query, tool_call_id="endless")
     assert time.monotonic() - started < LIMIT_MS / 1000 + 2
-    assert console.run("SELECT count(*) AS n FROM orders", tool_call_id="after")["rows"] == [{"n": 5}]
+    assert console.run("SELECT count(*) AS n FROM orders", tool_call_id="after")["rows"] == [
+        {"n": len(DEMO_ORDERS)}
+    ]
     assert console.writes() == 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.database import DEMO_ORDERS
 from services.errors import BusinessRuleError
 from services.sql import is_read_only
 from services.workspace import Workspace
@@ -36,7 +37,9 @@ def test_a_read_cannot_write_even_if_misjudged(services, monkeypatch):
     with pytest.raises(BusinessRuleError, match="refused"):
         services.sql.run("DELETE FROM orders", tool_call_id="c1")
     assert services.orders.get("A1024")["order_id"] == "A1024"
-    assert services.sql.run("SELECT count(*) AS n FROM orders", tool_call_id="c2")["rows"] == [{"n": 5}]
+    assert services.sql.run("SELECT count(*) AS n FROM orders", tool_call_id="c2")["rows"] == [
+        {"n": len(DEMO_ORDERS)}
+    ]
 
 
 def test_a_write_runs_once_per_tool_call(services):

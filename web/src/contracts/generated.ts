@@ -27,6 +27,7 @@ export interface HitlContracts {
   ApprovalAnswer?: ApprovalAnswer;
   ApprovalReceipt?: ApprovalReceipt;
   ApprovalRequest?: ApprovalRequest;
+  Approvals?: Approvals;
   ApproveAndAllowDecision?: ApproveAndAllowDecision;
   ApproveDecision?: ApproveDecision;
   AuditLog?: AuditLog;
@@ -180,6 +181,7 @@ export interface ApprovalAnswer {
  */
 export interface ApprovalReceipt {
   agent: string;
+  approvals?: Approvals;
   decided_at: string;
   decision: string;
   final_args: {
@@ -194,6 +196,16 @@ export interface ApprovalReceipt {
   roles: string[];
   tool: string;
   tool_call_id: string;
+}
+/**
+ * A quorum's progress after one approve: complete when `approved_by` has `required` people.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Approvals".
+ */
+export interface Approvals {
+  approved_by: string[];
+  required: number;
 }
 /**
  * A sign-off `request_approval` asks for (e.g. a deploy); answered with an `ApprovalAnswer`.
@@ -250,6 +262,7 @@ export interface AuditLog {
  */
 export interface AuditRecord {
   agent: string;
+  approvals?: Approvals;
   decided_at: string;
   decision: string;
   final_args: {
@@ -292,6 +305,8 @@ export interface BatchedApprovalRequest {
 export interface ReviewConfig {
   action_name: string;
   allowed_decisions: ("approve" | "edit" | "reject" | "respond")[];
+  approvals_required?: number;
+  approved_by?: string[];
   may_allow?: boolean;
   required_role: "owner" | "reviewer" | "supervisor";
   self_approval?: boolean;
@@ -493,6 +508,8 @@ export interface RunContext {
 export interface ToolApprovalRequest {
   agent: string;
   allowed_decisions?: ("approve" | "edit" | "reject" | "respond")[];
+  approvals_required?: number;
+  approved_by?: string[];
   args: {
     [k: string]: unknown;
   };
