@@ -350,3 +350,14 @@ def stats(
         server_error(error)
     if not emit(summary, as_json):
         stats_view.render(summary, out)
+
+
+@app.command("openai-scripted")
+def openai_scripted(
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8788,
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
+) -> None:
+    """Serve the offline scripted model as an OpenAI-compatible endpoint (/v1/chat/completions)."""
+    from hitl.scripted.endpoint import serve  # noqa: PLC0415  (the reviewer commands never need it)
+
+    serve(port, host)
