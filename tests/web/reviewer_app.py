@@ -69,8 +69,26 @@ class Tab:
         return self.page.locator(f'[data-testid="message"][data-role="{role}"]')
 
     def tool_result(self, tool: str) -> Locator:
-        """The conversation's tool messages from `tool` (what the tool returned, or the refusal)."""
-        return self.messages("tool").filter(has_text=f"tool · {tool}")
+        """What `tool` returned (or the refusal it got), inside its collapsed call or its subagent's task."""
+        return self.page.locator(f'[data-testid="tool-result"][data-tool="{tool}"]')
+
+    def tool_call(self, tool: str) -> Locator:
+        """The conversation's one-line (collapsed) calls of `tool`."""
+        return self.page.locator(f'[data-testid="tool-call"][data-tool="{tool}"]')
+
+    def subagent(self, name: str) -> Locator:
+        """A subagent's work in the conversation: its task, the decisions on its calls, its report."""
+        return self.page.locator(f'[data-testid="subagent-task"][data-subagent="{name}"]')
+
+    @staticmethod
+    def arg(card: Locator, name: str) -> Locator:
+        """The value cell of one argument in a card's args table."""
+        return card.locator(f'[data-testid="arg"][data-name="{name}"] td')
+
+    def audit(self, outcome: str | None = None) -> Locator:
+        """Entries of the thread's audit panel (accepted, refused, failed)."""
+        suffix = f'[data-outcome="{outcome}"]' if outcome else ""
+        return self.page.locator(f'[data-testid="audit-record"]{suffix}')
 
     def inbox_rows(self, thread_id: str) -> Locator:
         """Inbox rows of one thread."""
@@ -88,9 +106,9 @@ class ReviewerApp:
     wait_ms: float
     tabs: list[Tab] = field(default_factory=list)
 
-    async def open_signed_out(self, user: str = "nobody") -> Tab:
-        """A new tab (browser context of its own) on the app's sign-in page."""
-        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+    async def open_signed_out(self, user: str = "nobody", width: int = 1280) -> Tab:
+        """A new tab (browser context of its own, `width` pixels wide) on the app's sign-in page."""
+        context = await self.browser.new_context(viewport={"width": width, "height": 900})
         context.set_default_timeout(self.wait_ms)
         self.contexts.append(context)
         page = await context.new_page()
@@ -100,9 +118,9 @@ class ReviewerApp:
         await page.get_by_test_id("signin-page").wait_for()
         return tab
 
-    async def sign_in(self, user: str) -> Tab:
+    async def sign_in(self, user: str, width: int = 1280) -> Tab:
         """A new tab where `user` signed in by typing their token; it shows the inbox."""
-        tab = await self.open_signed_out(user)
+        tab = await self.open_signed_out(user, width)
         await tab.page.get_by_test_id("signin-token").fill(self.tokens[user])
         await tab.page.get_by_test_id("signin-submit").click()
         await tab.page.get_by_test_id("inbox-page").wait_for()

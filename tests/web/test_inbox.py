@@ -28,5 +28,5 @@ async def test_the_inbox_lists_a_new_pending_approval_and_opens_its_thread(web, 
 
     await expect(reviewer.page.get_by_test_id("thread-page")).to_have_attribute("data-thread-id", thread_id)
     card = reviewer.action("issue_refund")
-    await expect(card.get_by_test_id("action-args")).to_contain_text(order_id)
+    await expect(reviewer.arg(card, "order_id")).to_have_text(order_id)
     await expect(card.get_by_test_id("decision-approve")).to_be_enabled()

@@ -14,6 +14,7 @@ ROLES = {
     "requester2": "requester",
     "reviewer1": "reviewer",
     "supervisor1": "supervisor",
+    "supervisor2": "supervisor",
 }
 
 

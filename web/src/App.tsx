@@ -1,6 +1,7 @@
 /** The reviewer app: sign-in gate, then the inbox, a thread or (for reviewers) the dashboard, by hash route. */
 import { Suspense, lazy } from "react";
 import { useSession } from "./auth/session";
+import { AccountBadge } from "./components/AccountBadge";
 import { isStaff, useMe } from "./hooks/useMe";
 import { InboxPage } from "./pages/InboxPage";
 import { SignInPage } from "./pages/SignInPage";
@@ -16,7 +17,8 @@ export function App() {
   const me = useMe(session.token);
   return (
     <div className="app">
-      <nav className="row">
+      <header>
+      <nav className="row" aria-label="Main">
         <a href="#/inbox" data-testid="nav-inbox">
           <strong>HITL reviewer</strong>
         </a>
@@ -31,12 +33,14 @@ export function App() {
               </a>
             )}
             <span className="spacer" />
+            <AccountBadge me={me} />
             <button type="button" className="secondary" onClick={session.signOut} data-testid="signout">
               Sign out
             </button>
           </>
         )}
       </nav>
+      </header>
       <main>
         {!session.token ? (
           <SignInPage onSignIn={session.signIn} />

@@ -1,8 +1,12 @@
-/** The decision buttons of one tool call: only the allowed ones, each with its own input. */
-import { useState } from "react";
+/**
+ * The decision buttons of one tool call: only the allowed ones, each with its own input.
+ * Keys: `a` approve, `r` reject (opens the reason box), `e` edit (see `useDecisionKeys`).
+ */
+import { useRef, useState } from "react";
 import type { DecisionType } from "../contracts/generated";
 import type { JsonObject } from "../interrupts/guards";
 import type { JsonSchema } from "../interrupts/responseSchema";
+import { DECISION_KEYS_ATTR, useDecisionKeys } from "../hooks/useDecisionKeys";
 import { ArgsEditor } from "./ArgsEditor";
 
 interface DecisionControlsProps {
@@ -24,6 +28,8 @@ const LABELS: Record<DecisionType, string> = {
   respond: "Respond",
 };
 
+const KEYS: Partial<Record<DecisionType, string>> = { approve: "a", edit: "e", reject: "r" };
+
 export function DecisionControls(props: DecisionControlsProps) {
   const { allowed, args, argsSchema, disabled, idPrefix } = props;
   const [mode, setMode] = useState<Exclude<DecisionType, "approve"> | null>(null);
@@ -32,9 +38,22 @@ export function DecisionControls(props: DecisionControlsProps) {
     setMode(null);
     setMessage("");
   };
+  const own = useRef<HTMLDivElement>(null);
+  const may = (type: DecisionType) => allowed.includes(type);
+  useDecisionKeys(
+    own,
+    {
+      approve: may("approve") ? props.onApprove : undefined,
+      reject: may("reject") ? () => setMode("reject") : undefined,
+      edit: may("edit") ? () => setMode("edit") : undefined,
+    },
+    mode === null && !disabled,
+  );
+  const keyed = { ref: own, [DECISION_KEYS_ATTR]: "" };
 
   if (mode === "edit") {
     return (
+      <div {...keyed}>
       <ArgsEditor
         args={args}
         schema={argsSchema}
@@ -46,6 +65,7 @@ export function DecisionControls(props: DecisionControlsProps) {
         }}
         onCancel={close}
       />
+      </div>
     );
   }
 
@@ -57,11 +77,14 @@ export function DecisionControls(props: DecisionControlsProps) {
       if (mode === "respond") props.onRespond(text);
       else props.onReject(text || undefined);
     };
+    const label = mode === "respond" ? "Your answer (becomes the tool's result)" : "Reason (optional, the model sees it)";
     return (
-      <div className="message-input">
+      <div className="message-input" {...keyed}>
         <textarea
+          autoFocus
+          aria-label={label}
           data-testid={`${mode}-message`}
-          placeholder={mode === "respond" ? "Your answer (becomes the tool's result)" : "Reason (optional, the model sees it)"}
+          placeholder={label}
           value={message}
           disabled={disabled}
           onChange={(event) => setMessage(event.target.value)}
@@ -84,11 +107,13 @@ export function DecisionControls(props: DecisionControlsProps) {
   }
 
   return (
-    <div className="row decisions">
+    <div className="row decisions" {...keyed}>
       {allowed.map((type) => (
         <button
           key={type}
           type="button"
+          aria-keyshortcuts={KEYS[type]}
+          title={KEYS[type] ? `${LABELS[type]} (key ${KEYS[type]})` : undefined}
           className={type === "approve" ? "primary" : type === "reject" ? "danger" : undefined}
           disabled={disabled}
           data-testid={`decision-${type}`}

@@ -12,7 +12,9 @@ import type {
   FormRequest,
   ToolApprovalRequest,
 } from "../contracts/generated";
-import type { ClassifiedInterrupt } from "../interrupts/guards";
+import { isRecord, type ClassifiedInterrupt } from "../interrupts/guards";
+import { escalatedDeadline, type Expiry } from "../present/deadline";
+import { quorumOfRequest, type Quorum } from "../present/quorum";
 import {
   allowedDecisionsFromSchema,
   batchedDecisionNode,
@@ -34,6 +36,15 @@ export interface ActionView {
   requiredRole: string | null;
   editArgsSchema: JsonSchema | null;
   draft: Decision | undefined;
+  /** Set when the call needs more than one person's approval. */
+  quorum: Quorum | null;
+}
+
+/** When the approval must be decided by, and what happens then. */
+export interface DeadlineInfo {
+  deadline: string | null;
+  onExpiry: Expiry | null;
+  escalated: boolean;
 }
 
 interface PendingBase {
@@ -41,6 +52,7 @@ interface PendingBase {
   status: CardStatus;
   /** Still reading the interrupt's response_schema from thread state. */
   schemaLoading: boolean;
+  deadline: DeadlineInfo;
 }
 
 export type PendingApproval =
@@ -50,6 +62,7 @@ export type PendingApproval =
       value: ToolApprovalRequest;
       allowed: DecisionType[];
       editArgsSchema: JsonSchema | null;
+      quorum: Quorum | null;
     })
   | (PendingBase & { kind: "form"; value: FormRequest; responseSchema: JsonSchema | null })
   | (PendingBase & { kind: "approval_request"; value: ApprovalRequest })
@@ -76,6 +89,7 @@ function batchedActions(
       requiredRole: config?.required_role ?? null,
       editArgsSchema: schema && node ? editArgsSchema(schema, node) : null,
       draft: drafts?.[index],
+      quorum: quorumOfRequest(config),
     };
   });
 }
@@ -92,6 +106,18 @@ interface CardState {
   schema: JsonSchema | null | undefined;
   schemaKnown: boolean;
   drafts: readonly (Decision | undefined)[] | undefined;
+  /** When the server escalated this approval (its audit trail says so), else null. */
+  escalatedAt?: string | null;
+}
+
+/** The deadline an interrupt value carries, moved on by an escalation when there was one. */
+export function deadlineOf(value: unknown, escalatedAt: string | null | undefined): DeadlineInfo {
+  const record = isRecord(value) ? value : {};
+  const stamped = typeof record.deadline === "string" ? record.deadline : null;
+  const onExpiry = record.on_expiry === "reject" || record.on_expiry === "escalate" ? record.on_expiry : null;
+  if (!escalatedAt) return { deadline: stamped, onExpiry, escalated: false };
+  const seconds = typeof record.escalated_seconds === "number" ? record.escalated_seconds : null;
+  return { deadline: escalatedDeadline(escalatedAt, seconds), onExpiry: "reject", escalated: true };
 }
 
 export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): PendingApproval {
@@ -100,6 +126,7 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
     id: item.id,
     status: state.status,
     schemaLoading: item.kind !== "approval_request" && !state.schemaKnown,
+    deadline: deadlineOf(item.value, state.escalatedAt),
   };
   switch (item.kind) {
     case "batched":
@@ -110,6 +137,7 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
         ...item,
         allowed: toolApprovalAllowed(item.value, schema),
         editArgsSchema: schema ? editArgsSchema(schema) : null,
+        quorum: quorumOfRequest(item.value),
       };
     case "form":
       return { ...base, ...item, responseSchema: schema ?? null };

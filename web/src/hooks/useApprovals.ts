@@ -50,6 +50,10 @@ export interface Approvals {
   receipts: ApprovalReceipt[];
   /** Resumes the server refused on this thread (from the audit trail), oldest first. */
   refusals: AuditRecord[];
+  /** The thread's whole audit trail, oldest first (empty when the caller may not read it). */
+  auditTrail: AuditRecord[];
+  /** Whether `GET /audit/{thread_id}` answered (a requester reads only their own threads). */
+  auditAvailable: boolean;
   sent: SentDecision[];
   sendMessage: (text: string) => Promise<void>;
   approve: (target: DecisionTarget) => Promise<void>;
@@ -110,6 +114,16 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
   const schemaIds = classified.filter((c) => c.kind !== "approval_request").map((c) => c.id);
   const schemas = useInterruptSchemas(activeThreadId, token, apiUrl, schemaIds);
 
+  const escalations = useMemo(
+    () =>
+      new Map(
+        audit.records
+          .filter((record) => record.decision === "escalated")
+          .map((record) => [record.interrupt_id, record.decided_at] as const),
+      ),
+    [audit.records],
+  );
+
   const pending = useMemo(
     () =>
       classified.map((item) =>
@@ -118,10 +132,11 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
           schema: schemas.get(item.id),
           schemaKnown: schemas.has(item.id),
           drafts: drafts.current.get(item.id),
+          escalatedAt: escalations.get(item.id) ?? null,
         }),
       ),
     // drafts live in a ref; draftsVersion changes whenever they do
-    [classified, schemas, statuses, draftsVersion],
+    [classified, schemas, statuses, draftsVersion, escalations],
   );
 
   const latest = useRef({ stream, pending });
@@ -258,6 +273,8 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
     pending,
     receipts,
     refusals: audit.records.filter((record) => record.outcome === "refused"),
+    auditTrail: audit.records,
+    auditAvailable: audit.available,
     sent: sent.filter((s) => !receipts.some((r) => r.interrupt_id === s.interruptId)),
     sendMessage,
     approve,

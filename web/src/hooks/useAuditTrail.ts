@@ -4,14 +4,19 @@ import { getJson } from "../api/http";
 import type { AuditRecord } from "../contracts/generated";
 import { isAuditRecord, isRecord } from "../interrupts/guards";
 
+/** Re-read this often while the thread is open: the server escalates and expires on its own. */
+const AUDIT_POLL_MS = 10_000;
+
 export function useAuditTrail(threadId: string | null, token: string, apiUrl: string) {
   const [records, setRecords] = useState<AuditRecord[]>([]);
+  const [available, setAvailable] = useState(false);
   const [version, setVersion] = useState(0);
   const refresh = useCallback(() => setVersion((n) => n + 1), []);
 
   useEffect(() => {
     if (!threadId) {
       setRecords([]);
+      setAvailable(false);
       return;
     }
     const abort = new AbortController();
@@ -19,12 +24,18 @@ export function useAuditTrail(threadId: string | null, token: string, apiUrl: st
       .then((body) => {
         const list = isRecord(body) && Array.isArray(body.records) ? body.records : [];
         setRecords(list.filter(isAuditRecord));
+        setAvailable(true);
       })
       .catch(() => {
+        if (!abort.signal.aborted) setAvailable(false);
         // no audit yet (new thread) or not allowed: thread state receipts still show
       });
-    return () => abort.abort();
-  }, [threadId, token, apiUrl, version]);
+    const timer = setTimeout(refresh, AUDIT_POLL_MS);
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
+  }, [threadId, token, apiUrl, version, refresh]);
 
-  return { records, refresh };
+  return { records, available, refresh };
 }

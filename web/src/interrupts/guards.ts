@@ -11,6 +11,8 @@ import type {
   BatchedApprovalRequest,
   Decision,
   DecisionType,
+  FlightBookingForm,
+  FlightContext,
   FormRequest,
   ReviewConfig,
   ToolApprovalRequest,
@@ -108,6 +110,22 @@ export function isFormRequest(value: unknown): value is FormRequest {
     isString(value.agent) &&
     isString(value.tool_call_id)
   );
+}
+
+function isFlightContext(value: unknown): value is FlightContext {
+  return (
+    isRecord(value) &&
+    isString(value.flight_id) &&
+    isString(value.origin) &&
+    isString(value.destination) &&
+    isString(value.date) &&
+    typeof value.price === "number"
+  );
+}
+
+/** The flight-booking form (`form: "flight-booking"`), a form with a flight card of its own. */
+export function isFlightBookingForm(value: unknown): value is FlightBookingForm {
+  return isFormRequest(value) && value.form === "flight-booking" && isFlightContext(value.context);
 }
 
 /** `request_approval`: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */

@@ -1,16 +1,14 @@
-/** Every pending approval the signed-in user may see, newest first; a row opens its thread. */
+/**
+ * Every pending approval the signed-in user may decide, oldest first; a row opens its thread.
+ * Keys: `j` / `k` move the selection, `Enter` opens the selected row.
+ */
 import { useState } from "react";
+import { InboxRow } from "../components/InboxRow";
 import { ASSISTANTS, isAssistantId } from "../config";
 import type { InboxItem } from "../contracts/generated";
 import { useInbox } from "../hooks/useInbox";
+import { useListKeys } from "../hooks/useListKeys";
 import { threadHref } from "../router";
-
-function age(seconds: number): string {
-  if (seconds < 90) return `${Math.round(seconds)} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 129600) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86400)} d`;
-}
 
 function hrefOf(item: InboxItem): string {
   return threadHref(item.thread_id, isAssistantId(item.agent) ? item.agent : null);
@@ -20,6 +18,10 @@ export function InboxPage({ token }: { token: string }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   const inbox = useInbox(token, { agent, tool });
+  const keys = useListKeys(inbox.items.length, (index) => {
+    const item = inbox.items[index];
+    if (item) window.location.hash = hrefOf(item);
+  });
 
   return (
     <div className="inbox" data-testid="inbox-page">
@@ -28,6 +30,7 @@ export function InboxPage({ token }: { token: string }) {
         <label>
           agent{" "}
           <input
+            aria-label="Filter by agent"
             data-testid="inbox-filter-agent"
             list="inbox-agents"
             value={agent}
@@ -43,6 +46,7 @@ export function InboxPage({ token }: { token: string }) {
         <label>
           tool{" "}
           <input
+            aria-label="Filter by tool"
             data-testid="inbox-filter-tool"
             value={tool}
             placeholder="any"
@@ -67,47 +71,35 @@ export function InboxPage({ token }: { token: string }) {
         </p>
       )}
       {inbox.items.length > 0 && (
-        <table className="inbox-table">
-          <thead>
-            <tr>
-              <th>tool</th>
-              <th>agent</th>
-              <th>description</th>
-              <th>decisions</th>
-              <th>needs</th>
-              <th>owner</th>
-              <th>waiting</th>
-            </tr>
-          </thead>
-          <tbody>
-            {inbox.items.map((item) => (
-              <tr
-                key={`${item.thread_id}|${item.interrupt_id}`}
-                data-testid="inbox-row"
-                data-thread-id={item.thread_id}
-                data-interrupt-id={item.interrupt_id}
-                data-kind={item.kind}
-                data-tool={item.tool ?? ""}
-                className="clickable"
-                onClick={() => {
-                  window.location.hash = hrefOf(item);
-                }}
-              >
-                <td>
-                  <a href={hrefOf(item)} onClick={(event) => event.stopPropagation()}>
-                    <code>{item.tool ?? item.kind}</code>
-                  </a>
-                </td>
-                <td>{item.agent ?? ""}</td>
-                <td>{item.description ?? ""}</td>
-                <td>{item.allowed_decisions?.join(", ") ?? ""}</td>
-                <td>{item.required_role ?? ""}</td>
-                <td>{item.owner ?? ""}</td>
-                <td title={item.created_at}>{age(item.age_seconds)}</td>
+        <>
+          <p className="muted small keys-hint">
+            Keys: <kbd>j</kbd> / <kbd>k</kbd> to move, <kbd>Enter</kbd> to open.
+          </p>
+          <table className="inbox-table">
+            <thead>
+              <tr>
+                <th scope="col">tool</th>
+                <th scope="col">what</th>
+                <th scope="col">agent</th>
+                <th scope="col">needs</th>
+                <th scope="col">owner</th>
+                <th scope="col">due</th>
+                <th scope="col">waiting</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {inbox.items.map((item, index) => (
+                <InboxRow
+                  key={`${item.thread_id}|${item.interrupt_id}|${index}`}
+                  item={item}
+                  href={hrefOf(item)}
+                  selected={keys.selected === index}
+                  onSelect={() => keys.select(index)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
       <div className="row">
         <button type="button" className="secondary" disabled={inbox.pageNumber <= 1} onClick={inbox.previous} data-testid="inbox-previous">

@@ -1,10 +1,13 @@
 /** One conversation: its messages, pending approvals (as cards, by shape) and resolved ones. */
+import { useMemo } from "react";
+import { AuditPanel } from "../components/AuditPanel";
 import { Composer } from "../components/Composer";
-import { Conversation } from "../components/Conversation";
+import { Conversation } from "../components/conversation/Conversation";
 import { InterruptCard } from "../components/cards/InterruptCard";
-import { ReceiptCard, RefusalRecord, SentCard } from "../components/cards/ResolvedCards";
+import { ReceiptCard, SentCard } from "../components/cards/ResolvedCards";
 import { apiUrl } from "../config";
 import { useApprovals } from "../hooks/useApprovals";
+import { isRecord } from "../interrupts/guards";
 import { receiptKey } from "../interrupts/receipts";
 import { useThreadAssistant } from "../hooks/useThreadAssistant";
 import { replaceHash, threadHref } from "../router";
@@ -36,7 +39,11 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
     threadId,
     onThreadId: (id) => replaceHash(threadHref(id, assistantId)),
   });
-  const { pending, receipts, sent, refusals } = approvals;
+  const { pending, receipts, sent } = approvals;
+  const waitingAgents = useMemo(
+    () => new Set(pending.map((item) => (isRecord(item.value) && typeof item.value.agent === "string" ? item.value.agent : ""))),
+    [pending],
+  );
 
   return (
     <div className="thread" data-testid="thread-page" data-thread-id={approvals.threadId ?? ""}>
@@ -60,7 +67,9 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
           {approvals.streamError}
         </p>
       )}
-      {approvals.isThreadLoading ? <p className="muted">Loading thread…</p> : <Conversation messages={approvals.messages} />}
+      {approvals.isThreadLoading ? <p className="muted">Loading thread…</p> : (
+        <Conversation messages={approvals.messages} receipts={receipts} waitingAgents={waitingAgents} />
+      )}
 
       {pending.length > 0 && (
         <section className="pending-list" data-testid="pending-list">
@@ -83,16 +92,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
         </section>
       )}
 
-      {refusals.length > 0 && (
-        <section className="refusal-list" data-testid="refusal-list">
-          <h3>Refused attempts</h3>
-          <ul>
-            {refusals.map((record, index) => (
-              <RefusalRecord key={`${record.decided_at}|${index}`} record={record} />
-            ))}
-          </ul>
-        </section>
-      )}
+      {approvals.threadId && <AuditPanel records={approvals.auditTrail} available={approvals.auditAvailable} />}
 
       <Composer
         assistantId={assistantId}

@@ -52,6 +52,15 @@ export const form: FormRequest = {
   tool_call_id: "call_book",
 };
 
+export const flightForm: FormRequest = {
+  type: "form",
+  form: "flight-booking",
+  title: "Book Berlin → Lisbon on 2026-12-18 (economy 89)",
+  context: { flight_id: "FR8364", origin: "Berlin", destination: "Lisbon", date: "2026-12-18", price: 89 },
+  agent: "booking_agent",
+  tool_call_id: "call_book",
+};
+
 export const approvalRequest: ApprovalRequest = {
   type: "approval_request",
   action: "deploy to production",

@@ -11,9 +11,10 @@ export function ApprovalRequestCard(props: { item: ApprovalItem; submit: Approva
   const disabled = busy || item.status.phase === "sending";
   const answer = (approved: boolean) => void submit(item.id, { approved, reason: reason.trim() });
   return (
-    <CardFrame kind={item.kind} interruptId={item.id} title={item.value.action} agent={item.value.agent} status={item.status}>
-      <p>{item.value.message}</p>
+    <CardFrame kind={item.kind} interruptId={item.id} title={item.value.action} agent={item.value.agent} status={item.status} deadline={item.deadline}>
+      <p className="review-text">{item.value.message}</p>
       <textarea
+        aria-label="Reason"
         data-testid="approval-reason"
         placeholder="Reason"
         value={reason}

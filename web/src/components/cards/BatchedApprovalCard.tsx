@@ -1,7 +1,7 @@
 /** A batched request: one card per action; the batch is sent once every action is decided. */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { DecisionControls } from "../DecisionControls";
-import { Json } from "../Json";
+import { ActionDetails } from "./ActionDetails";
 import { CardFrame } from "./CardFrame";
 
 type Batched = Extract<PendingApproval, { kind: "batched" }>;
@@ -24,6 +24,7 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
       title={item.actions.length === 1 ? "1 tool call needs approval" : `${item.actions.length} tool calls need approval`}
       agent={item.value.agent}
       status={item.status}
+      deadline={item.deadline}
     >
       <p className="muted" data-testid="batch-progress">
         {decided} of {item.actions.length} decided — sent together when all are decided
@@ -39,13 +40,7 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
             data-tool={action.request.name}
             data-decided={action.draft ? action.draft.type : ""}
           >
-            <header>
-              <code data-testid="action-tool">{action.request.name}</code>
-              <span className="agent">by {action.request.agent}</span>
-              {action.requiredRole && <span className="role">needs {action.requiredRole}</span>}
-            </header>
-            <p>{action.request.description}</p>
-            <Json value={action.request.args} testId="action-args" />
+            <ActionDetails request={action.request} requiredRole={action.requiredRole} quorum={action.quorum} />
             {action.draft ? (
               <div className="row">
                 <span className="draft" data-testid="action-draft">

@@ -1,6 +1,8 @@
 /** The frame every pending-interrupt card shares: who asks, status, the server's refusal. */
 import type { ReactNode } from "react";
 import type { CardStatus } from "../../hooks/useApprovals";
+import type { DeadlineInfo } from "../../hooks/pendingView";
+import { DeadlineBadge } from "../DeadlineBadge";
 
 interface CardFrameProps {
   kind: string;
@@ -8,10 +10,11 @@ interface CardFrameProps {
   title: string;
   agent?: string;
   status: CardStatus;
+  deadline?: DeadlineInfo;
   children: ReactNode;
 }
 
-export function CardFrame({ kind, interruptId, title, agent, status, children }: CardFrameProps) {
+export function CardFrame({ kind, interruptId, title, agent, status, deadline, children }: CardFrameProps) {
   return (
     <section
       className={`card pending status-${status.phase}`}
@@ -20,13 +23,17 @@ export function CardFrame({ kind, interruptId, title, agent, status, children }:
       data-interrupt-id={interruptId}
       data-status={status.phase}
       aria-busy={status.phase === "sending"}
+      aria-label={title}
     >
       <header>
-        <strong>{title}</strong>
+        <h4 className="card-title">{title}</h4>
         {agent && (
           <span className="agent" data-testid="card-agent">
             asked by {agent}
           </span>
+        )}
+        {deadline && (
+          <DeadlineBadge deadline={deadline.deadline} onExpiry={deadline.onExpiry} escalated={deadline.escalated} />
         )}
       </header>
       {status.phase === "sending" && (

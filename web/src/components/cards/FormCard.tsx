@@ -9,7 +9,7 @@ type FormItem = Extract<PendingApproval, { kind: "form" }>;
 export function FormCard({ item, submit, busy }: { item: FormItem; submit: Approvals["submit"]; busy: boolean }) {
   const { value, responseSchema } = item;
   return (
-    <CardFrame kind={item.kind} interruptId={item.id} title={value.title} agent={value.agent} status={item.status}>
+    <CardFrame kind={item.kind} interruptId={item.id} title={value.title} agent={value.agent} status={item.status} deadline={item.deadline}>
       <p className="muted">form: {value.form}</p>
       {value.context && <Json value={value.context} testId="form-context" />}
       {responseSchema ? (

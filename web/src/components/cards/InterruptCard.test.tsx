@@ -2,11 +2,13 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
-import { approvalRequest, batched, flightFormSchema, form, toolApproval } from "../../test/fixtures";
-import { Conversation } from "../Conversation";
+import { approvalRequest, batched, receipt, flightForm, flightFormSchema, form, toolApproval } from "../../test/fixtures";
+import { Conversation } from "../conversation/Conversation";
 import { InterruptCard } from "./InterruptCard";
 
 afterEach(cleanup);
+
+const auditFree = receipt();
 
 function verbs() {
   return {
@@ -25,7 +27,8 @@ function show(item: PendingApproval, busy = false) {
   return approvals;
 }
 
-const base = { status: { phase: "idle" } as const, schemaLoading: false };
+const noDeadline = { deadline: null, onExpiry: null, escalated: false };
+const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: noDeadline };
 
 describe("pending interrupt cards", () => {
   it("batched: one card per action, buttons only for allowed decisions, targets carry the action index", () => {
@@ -41,10 +44,13 @@ describe("pending interrupt cards", () => {
         requiredRole: "reviewer",
         editArgsSchema: null,
         draft: index === 0 ? { type: "approve" } : undefined,
+        quorum: index === 0 ? { required: 2, approvedBy: ["sam"] } : null,
       })),
     });
     const actions = screen.getAllByTestId("action-card");
     expect(actions).toHaveLength(2);
+    expect(within(actions[0]!).getByTestId("quorum").textContent).toBe("1 of 2 approvals · approved by sam");
+    expect(within(actions[1]!).queryByTestId("quorum")).toBeNull();
     expect(within(actions[0]!).getByTestId("action-draft").textContent).toContain("approve");
     expect(within(actions[1]!).queryByTestId("decision-edit")).toBeNull();
     fireEvent.click(within(actions[1]!).getByTestId("decision-reject"));
@@ -63,6 +69,7 @@ describe("pending interrupt cards", () => {
       value: toolApproval,
       allowed: ["approve", "edit", "reject"],
       editArgsSchema: { type: "object", properties: { path: { type: "string", title: "Path" } }, required: ["path"] },
+      quorum: null,
     });
     expect(screen.getByTestId("card-agent").textContent).toContain("file_manager");
     fireEvent.click(screen.getByTestId("decision-edit"));
@@ -81,6 +88,7 @@ describe("pending interrupt cards", () => {
       value: toolApproval,
       allowed: ["approve", "reject"],
       editArgsSchema: null,
+      quorum: null,
     });
     expect(screen.getByTestId("card-error").textContent).toBe("403: supervisor required");
     expect(screen.getByTestId("decision-approve")).not.toHaveProperty("disabled", true);
@@ -111,24 +119,107 @@ describe("pending interrupt cards", () => {
   });
 });
 
+describe("flight booking card", () => {
+  it("offers book / don't book, seat class and insurance as radios in words, and sends the answer", async () => {
+    const approvals = show({ ...base, kind: "form", id: "form-f", value: flightForm, responseSchema: flightFormSchema });
+    expect(screen.getByTestId("form-context").textContent).toContain("FR8364");
+    expect(screen.getByRole("group", { name: "Seat class" }).textContent).not.toMatch(/[`_]|Answer/);
+    const submit = screen.getByTestId("form-submit");
+    expect(submit).toHaveProperty("disabled", true);
+    fireEvent.click(screen.getByRole("radio", { name: "Book it" }));
+    fireEvent.click(screen.getByRole("radio", { name: "Premium economy" }));
+    fireEvent.click(screen.getByRole("radio", { name: "Add travel insurance" }));
+    fireEvent.click(submit);
+    await waitFor(() =>
+      expect(approvals.submit).toHaveBeenCalledWith("form-f", { decision: "approve", seat_class: "premium", insurance: true }),
+    );
+  });
+
+  it("don't book sends a cancel and nothing else", async () => {
+    const approvals = show({ ...base, kind: "form", id: "form-f", value: flightForm, responseSchema: flightFormSchema });
+    fireEvent.click(screen.getByRole("radio", { name: "Don't book" }));
+    expect(screen.getByRole("group", { name: "Seat class" })).toHaveProperty("disabled", true);
+    fireEvent.click(screen.getByTestId("form-submit"));
+    await waitFor(() => expect(approvals.submit).toHaveBeenCalledWith("form-f", { decision: "cancel" }));
+  });
+});
+
+describe("card keys", () => {
+  const perCall = (id: string): PendingApproval => ({
+    ...base,
+    kind: "tool_approval",
+    id,
+    value: toolApproval,
+    allowed: ["approve", "edit", "reject"],
+    editArgsSchema: null,
+    quorum: null,
+  });
+
+  it("a approves the first card; r opens the reason box; keys typed in a field are text", () => {
+    const approvals = show(perCall("int-k"));
+    fireEvent.keyDown(document.body, { key: "a" });
+    expect(approvals.approve).toHaveBeenCalledWith({ interruptId: "int-k" });
+    fireEvent.keyDown(document.body, { key: "r" });
+    const reason = screen.getByTestId("reject-message");
+    expect(document.activeElement).toBe(reason);
+    fireEvent.keyDown(reason, { key: "a" });
+    expect(approvals.approve).toHaveBeenCalledTimes(1);
+  });
+
+  it("e opens the edit form", () => {
+    show(perCall("int-e"));
+    fireEvent.keyDown(document.body, { key: "e" });
+    expect(screen.getByTestId("edit-args-json")).toBeTruthy();
+  });
+});
+
 describe("conversation", () => {
-  it("shows messages and each AI tool call's name and args", () => {
-    render(
+  it("AI text is Markdown without raw HTML; a tool call is one line with its result, open for the args", () => {
+    const { container } = render(
       <Conversation
         messages={[
           new HumanMessage({ content: "refund order A-1", id: "m1" }),
           new AIMessage({
-            content: "",
+            content: "Refunding **250** now <img src=x onerror=alert(1)>",
             id: "m2",
             tool_calls: [{ id: "call_refund", name: "issue_refund", args: { order_id: "A-1", amount: 250 } }],
           }),
-          new ToolMessage({ content: "refunded", tool_call_id: "call_refund", name: "issue_refund", id: "m3" }),
+          new ToolMessage({ content: '{"refunded": 250}', tool_call_id: "call_refund", name: "issue_refund", id: "m3" }),
         ]}
       />,
     );
-    expect(screen.getAllByTestId("message").map((m) => m.dataset.role)).toEqual(["human", "ai", "tool"]);
+    expect(screen.getAllByTestId("message").map((m) => m.dataset.role)).toEqual(["human", "ai"]);
+    expect(container.querySelector(".markdown strong")?.textContent).toBe("250");
+    expect(container.querySelector("img")).toBeNull();
     const call = screen.getByTestId("tool-call");
     expect(call.dataset.tool).toBe("issue_refund");
-    expect(call.textContent).toContain('"amount": 250');
+    expect(call.querySelector("summary")?.textContent).toBe("issue_refund order_id A-1, amount 250 → refunded 250");
+    expect(call.hasAttribute("open")).toBe(false);
+    expect(within(call).getByTestId("tool-call-args").textContent).toContain("Order ID");
+    expect(within(call).getByTestId("tool-result").textContent).toContain('"refunded": 250');
+  });
+
+  it("a subagent's task, its decisions and its report are grouped under the subagent", () => {
+    render(
+      <Conversation
+        messages={[
+          new AIMessage({
+            content: "",
+            id: "m1",
+            tool_calls: [
+              { id: "call_task", name: "task", args: { description: "Refund 59 on A-2", subagent_type: "refund_specialist" } },
+            ],
+          }),
+          new ToolMessage({ content: "The refund specialist reports: done", tool_call_id: "call_task", name: "task", id: "m2" }),
+        ]}
+        receipts={[{ ...auditFree, agent: "refund_specialist", tool: "issue_refund", decision: "approve", reviewer: "reviewer1" }]}
+      />,
+    );
+    const group = screen.getByTestId("subagent-task");
+    expect(group.dataset.subagent).toBe("refund_specialist");
+    expect(group.dataset.status).toBe("done");
+    expect(group.textContent).toContain("Refund 59 on A-2");
+    expect(within(group).getByTestId("subagent-decision").textContent).toBe("issue_refund: approve by reviewer1");
+    expect(within(group).getByTestId("tool-result").textContent).toContain("refund specialist reports");
   });
 });

@@ -3,7 +3,9 @@ import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { Json } from "../Json";
 import { ApprovalRequestCard } from "./ApprovalRequestCard";
 import { BatchedApprovalCard } from "./BatchedApprovalCard";
+import { isFlightBookingForm } from "../../interrupts/guards";
 import { CardFrame } from "./CardFrame";
+import { FlightBookingCard } from "./FlightBookingCard";
 import { FormCard } from "./FormCard";
 import { ToolApprovalCard } from "./ToolApprovalCard";
 
@@ -14,6 +16,9 @@ export function InterruptCard({ item, approvals, busy }: { item: PendingApproval
     case "tool_approval":
       return <ToolApprovalCard item={item} verbs={approvals} busy={busy} />;
     case "form":
+      if (isFlightBookingForm(item.value)) {
+        return <FlightBookingCard item={item} value={item.value} submit={approvals.submit} busy={busy} />;
+      }
       return <FormCard item={item} submit={approvals.submit} busy={busy} />;
     case "approval_request":
       return <ApprovalRequestCard item={item} submit={approvals.submit} busy={busy} />;

@@ -1,11 +1,14 @@
 /** Read-only cards of answered interrupts: audit receipts, and decisions awaiting theirs. */
-import type { ApprovalReceipt, AuditRecord } from "../../contracts/generated";
+import type { ApprovalReceipt } from "../../contracts/generated";
 import type { SentDecision } from "../../hooks/useApprovals";
+import { isPartial, quorumOfRecord } from "../../present/quorum";
 import { formatTime, Json } from "../Json";
+import { QuorumProgress } from "../QuorumProgress";
 
 export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
   // Only an edit changes a tool call's args; a form's answer differs from its context by design.
   const edited = receipt.decision === "edit";
+  const quorum = quorumOfRecord(receipt);
   return (
     <section
       className={`card resolved decision-${receipt.decision}`}
@@ -14,11 +17,13 @@ export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
       data-tool-call-id={receipt.tool_call_id}
       data-tool={receipt.tool}
       data-decision={receipt.decision}
+      data-partial={quorum ? isPartial(quorum) : undefined}
     >
       <header>
         <strong data-testid="receipt-decision">{receipt.decision}</strong>
-        {receipt.tool && <code>{receipt.tool}</code>}
+        {receipt.tool && <span className="tool-name">{receipt.tool}</span>}
         {receipt.agent && <span className="agent">asked by {receipt.agent}</span>}
+        <QuorumProgress quorum={quorum} />
       </header>
       <p className="muted" data-testid="receipt-reviewer">
         by {receipt.reviewer}
@@ -52,14 +57,5 @@ export function SentCard({ sent }: { sent: SentDecision }) {
       </header>
       <Json value={sent.answer} />
     </section>
-  );
-}
-
-export function RefusalRecord({ record }: { record: AuditRecord }) {
-  return (
-    <li className="refusal" data-testid="refusal-record" data-interrupt-id={record.interrupt_id}>
-      <span className="muted">{formatTime(record.decided_at)}</span> {record.reviewer} tried to answer{" "}
-      <code>{record.tool}</code>: <span className="error-text">{record.refusal ?? "refused"}</span>
-    </li>
   );
 }

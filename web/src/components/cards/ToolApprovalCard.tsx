@@ -1,7 +1,7 @@
 /** A per-call approval: one tool call, answered on its own by interrupt id. */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { DecisionControls } from "../DecisionControls";
-import { Json } from "../Json";
+import { ActionDetails } from "./ActionDetails";
 import { CardFrame } from "./CardFrame";
 
 type ToolApproval = Extract<PendingApproval, { kind: "tool_approval" }>;
@@ -11,11 +11,15 @@ export function ToolApprovalCard({ item, verbs, busy }: { item: ToolApproval; ve
   const target = { interruptId: item.id };
   const { value } = item;
   return (
-    <CardFrame kind={item.kind} interruptId={item.id} title={value.name} agent={value.agent} status={item.status}>
-      <p>
-        {value.description} <span className="role">needs {value.required_role}</span>
-      </p>
-      <Json value={value.args} testId="action-args" />
+    <CardFrame
+      kind={item.kind}
+      interruptId={item.id}
+      title={`${value.name} needs approval`}
+      agent={value.agent}
+      status={item.status}
+      deadline={item.deadline}
+    >
+      <ActionDetails request={value} requiredRole={value.required_role} quorum={item.quorum} />
       <DecisionControls
         allowed={item.allowed}
         args={value.args}
