@@ -13,7 +13,8 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import convert_to_messages
+from langchain_core.messages import AIMessage, convert_to_messages
+from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 from hitl.scripted.conversation import Conversation
 from hitl.scripted.model import scripted_reply
@@ -67,7 +68,7 @@ def answer(body: object) -> WireAnswer:
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
         raise WireRequestError("the body must be a JSON object with a non-empty 'messages' list")
     try:
-        messages = convert_to_messages(body["messages"])
+        messages = convert_to_messages([_with_invalid_calls(m) for m in body["messages"]])
     except (ValueError, TypeError, KeyError) as error:
         msg = f"'messages' cannot be read: {error}"
         raise WireRequestError(msg) from error
@@ -79,6 +80,39 @@ def answer(body: object) -> WireAnswer:
         return WireAnswer(model, reply, (), prompt_tokens)
     calls = tuple(WireCall(f"call_{uuid.uuid4().hex[:24]}", c.name, json.dumps(c.args)) for c in reply)
     return WireAnswer(model, "", calls, prompt_tokens)
+
+
+def _with_invalid_calls(message: Any) -> Any:  # noqa: ANN401  (one message of the body, as sent)
+    """An assistant message whose call arguments are not all JSON, read as langchain-openai reads a reply."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return message
+    calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+    if all(_is_json(c.get("function", {}).get("arguments")) for c in calls):
+        return message
+    valid, invalid = [], []
+    for call in calls:
+        function = call.get("function", {})
+        if _is_json(function.get("arguments")):
+            args = json.loads(function.get("arguments") or "{}")
+            valid.append(tool_call(name=function.get("name"), args=args, id=call.get("id")))
+        else:
+            error = "arguments are not valid JSON"
+            invalid.append(
+                invalid_tool_call(
+                    name=function.get("name"), args=function.get("arguments"), id=call.get("id"), error=error
+                )
+            )
+    return AIMessage(content=message.get("content") or "", tool_calls=valid, invalid_tool_calls=invalid)
+
+
+def _is_json(text: object) -> bool:
+    if not isinstance(text, str):
+        return text is None
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _tool_names(tools: object) -> Iterator[str]:
