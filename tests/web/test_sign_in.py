@@ -38,6 +38,10 @@ async def test_a_dev_user_signs_in_with_one_click_and_signs_out(web):
     ).to_be_visible()
     await expect(tab.page.get_by_test_id("inbox-error")).to_have_count(0)
     assert await tab.page.evaluate("sessionStorage.getItem('hitl.token')") == "dev-supervisor1"
+    header = tab.page.get_by_role("banner")
+    await expect(header.get_by_test_id("signed-in-user")).to_have_text("supervisor1")
+    await expect(header.get_by_test_id("signed-in-role")).to_have_text("supervisor")
+    await expect(header.get_by_role("button", name="Sign out")).to_be_visible()
 
     await tab.page.get_by_test_id("signout").click()
     await expect(tab.page.get_by_test_id("signin-page")).to_be_visible()

@@ -26,6 +26,7 @@ export function Composer({ assistantId, canChooseAssistant, disabled, onAssistan
       }}
     >
       <select
+        aria-label="Assistant"
         data-testid="assistant-select"
         value={assistantId}
         disabled={!canChooseAssistant}
@@ -39,6 +40,7 @@ export function Composer({ assistantId, canChooseAssistant, disabled, onAssistan
         {!(ASSISTANTS as readonly string[]).includes(assistantId) && <option value={assistantId}>{assistantId}</option>}
       </select>
       <textarea
+        aria-label="Message the agent"
         data-testid="message-input"
         placeholder="Message the agent"
         value={text}

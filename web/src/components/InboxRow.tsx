@@ -45,8 +45,10 @@ export function InboxRow({ item, href, selected, onSelect }: InboxRowProps) {
       <td data-label="needs">{item.required_role ?? ""}</td>
       <td data-label="owner">{item.owner ?? ""}</td>
       <td data-label="due" data-testid="inbox-due">
-        <DeadlineBadge deadline={status.deadline} escalated={status.escalated} compact />
-        <QuorumProgress quorum={status.quorum} />
+        <div className="due-cell">
+          <DeadlineBadge deadline={status.deadline} escalated={status.escalated} compact />
+          <QuorumProgress quorum={status.quorum} />
+        </div>
       </td>
       <td data-label="waiting" title={item.created_at}>
         {age(item.age_seconds)}

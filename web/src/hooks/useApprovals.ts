@@ -101,7 +101,11 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
     drafts.current.clear();
   }, [activeThreadId]);
 
-  const sentIds = useMemo(() => new Set(sent.map((s) => s.interruptId)), [sent]);
+  // A sent decision hides its card until its receipt arrives; from then on the receipt decides.
+  const sentIds = useMemo(
+    () => new Set(sent.filter((s) => !receipts.some((r) => r.interrupt_id === s.interruptId)).map((s) => s.interruptId)),
+    [sent, receipts],
+  );
   const classified = useMemo(
     () =>
       stream.interrupts

@@ -4,6 +4,7 @@
  * reload never shows an answered approval as pending.
  */
 import type { ApprovalReceipt, AuditRecord } from "../contracts/generated";
+import { isPartial, quorumOfRecord } from "../present/quorum";
 import { isApprovalReceipt, isRecord, type ClassifiedInterrupt } from "./guards";
 
 export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
@@ -31,7 +32,16 @@ export function mergeReceipts(...sources: ApprovalReceipt[][]): ApprovalReceipt[
   return [...byKey.values()].sort((a, b) => a.decided_at.localeCompare(b.decided_at));
 }
 
-/** True when a receipt (or a decision this tab sent) already answers the interrupt. */
+/** A receipt of one approval of several a quorum needs: the call waits for the others. */
+export function isPartialReceipt(receipt: ApprovalReceipt): boolean {
+  const quorum = quorumOfRecord(receipt);
+  return quorum !== null && receipt.decision === "approve" && isPartial(quorum);
+}
+
+/**
+ * True when a receipt (or a decision this tab sent) already answers the interrupt. A partial
+ * quorum receipt answers nothing: the call is asked again until enough people approved it.
+ */
 export function isAnswered(
   item: ClassifiedInterrupt,
   receipts: ApprovalReceipt[],
@@ -40,7 +50,7 @@ export function isAnswered(
   if (sentIds.has(item.id)) return true;
   return receipts.some(
     (r) =>
-      r.interrupt_id === item.id ||
-      (item.kind === "tool_approval" && r.tool_call_id === item.value.tool_call_id),
+      !isPartialReceipt(r) &&
+      (r.interrupt_id === item.id || (item.kind === "tool_approval" && r.tool_call_id === item.value.tool_call_id)),
   );
 }

@@ -2,6 +2,7 @@
 import type { ApprovalReceipt } from "../../contracts/generated";
 import type { SentDecision } from "../../hooks/useApprovals";
 import { isPartial, quorumOfRecord } from "../../present/quorum";
+import { ArgsTable } from "../ArgsTable";
 import { formatTime, Json } from "../Json";
 import { QuorumProgress } from "../QuorumProgress";
 
@@ -35,14 +36,14 @@ export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
           {edited && receipt.requested_args && (
             <>
               <p className="muted">requested args</p>
-              <Json value={receipt.requested_args} testId="receipt-requested-args" />
+              <ArgsTable args={receipt.requested_args} testId="receipt-requested-args" />
             </>
           )}
           <p className="muted">{edited ? "final args (edited)" : "final args"}</p>
-          <Json value={receipt.final_args} testId="receipt-final-args" />
+          <ArgsTable args={receipt.final_args} testId="receipt-final-args" />
         </>
       ) : (
-        receipt.requested_args && <Json value={receipt.requested_args} testId="receipt-requested-args" />
+        receipt.requested_args && <ArgsTable args={receipt.requested_args} testId="receipt-requested-args" />
       )}
     </section>
   );

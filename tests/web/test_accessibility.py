@@ -1,0 +1,88 @@
+"""Accessibility and small screens in Chromium: axe-core finds no serious or critical violation on the
+inbox, a batched card and the booking form; at 375 px nothing overflows and the buttons work.
+
+The pictures README's "Web app" section shows are taken here, after the page passed its checks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from hitl.scripted import phrases
+from tests.server.helpers import start
+from tests.web.accessibility import axe_violations, overflow
+from tests.web.conftest import ROOT
+
+pytestmark = pytest.mark.server
+DOCS = ROOT / "docs"
+PHONE = 375
+
+
+async def picture(locator_or_page, name: str) -> None:
+    """Save a README picture under docs/."""
+    DOCS.mkdir(exist_ok=True)
+    await locator_or_page.screenshot(path=str(DOCS / name))
+
+
+async def test_the_inbox_has_no_serious_accessibility_violation(web, requester, server_order):
+    """axe: the inbox with pending rows (deadlines included) has no serious or critical violation."""
+    thread_id, _ = await start(requester, phrases.refund_and_email(server_order(450)))
+    tab = await web.sign_in("reviewer1")
+    await expect(tab.inbox_rows(thread_id)).to_have_count(2)
+    await tab.page.keyboard.press("j")
+    assert await axe_violations(tab.page) == []
+    await picture(tab.page, "web-inbox.png")
+
+
+async def test_a_batched_card_has_no_serious_accessibility_violation(web, server_order):
+    """axe: a thread with a pending batch of two (args tables, deadlines, buttons) and a resolved tool call."""
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.refund_and_email(server_order(450)))
+    await expect(requester.pending("batched").get_by_test_id("action-card")).to_have_count(2)
+    tab = await web.sign_in("reviewer1")
+    await tab.open(thread_id)
+    card = tab.pending("batched")
+    await expect(tab.action("send_email").get_by_test_id("decision-approve")).to_be_enabled()
+    await tab.tool_call("get_order").locator("summary").click()
+    assert await axe_violations(tab.page) == []
+    await picture(card, "web-batched-card.png")
+
+
+async def test_the_booking_form_has_no_serious_accessibility_violation(web):
+    """axe: the flight card with its radio groups, before and after a choice."""
+    tab = await web.sign_in("requester1")
+    await tab.start(phrases.FIND_AND_BOOK_CHEAPEST, agent="travel")
+    form = tab.pending("form")
+    await expect(form.get_by_role("radio", name="Book it")).to_be_enabled()
+    assert await axe_violations(tab.page) == []
+    await form.get_by_role("radio", name="Book it").check()
+    await form.get_by_role("radio", name="Business").check()
+    assert await axe_violations(tab.page) == []
+    await picture(form, "web-booking-form.png")
+
+
+async def test_at_375_px_nothing_overflows_and_the_buttons_work(web, requester, server_order, server_services):
+    """phone width: the inbox and a batched card fit 375 px (no sideways scroll, every control inside);
+    the reviewer approves and rejects there with taps."""
+    order_id = server_order(450)
+    thread_id, _ = await start(requester, phrases.refund_and_email(order_id))
+    tab = await web.sign_in("reviewer1", width=PHONE)
+    await expect(tab.inbox_rows(thread_id).first).to_be_visible()
+    assert await overflow(tab.page) == {"page": 0, "controls": []}
+
+    await tab.inbox_rows(thread_id).first.click()
+    refund, email = tab.action("issue_refund"), tab.action("send_email")
+    await expect(email.get_by_test_id("decision-reject")).to_be_visible()
+    assert await overflow(tab.page) == {"page": 0, "controls": []}
+    assert await axe_violations(tab.page) == []
+
+    await refund.get_by_test_id("decision-approve").click()
+    await email.get_by_test_id("decision-reject").click()
+    await email.get_by_test_id("reject-message").fill("Not before the refund clears")
+    assert await overflow(tab.page) == {"page": 0, "controls": []}
+    await email.get_by_test_id("reject-confirm").click()
+    await expect(tab.receipts("send_email")).to_have_attribute("data-decision", "reject")
+    await expect(tab.tool_result("issue_refund")).to_contain_text('"refunded": 450')
+    assert await overflow(tab.page) == {"page": 0, "controls": []}
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
