@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from hitl.scripted.wording import plain
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -40,7 +42,7 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Conversation:
-    """The last human request, the tool results since, and the tools the model may call."""
+    """The last human request (without its 'please' and 'thanks'), the tool results since, and the tools."""
 
     request: str
     results: tuple[ToolResult, ...]
@@ -51,7 +53,7 @@ class Conversation:
     def of(cls, messages: Sequence[BaseMessage], tools: frozenset[str]) -> Conversation:
         """Read a message list as the model receives it."""
         start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
-        request = _text(messages[start]) if start >= 0 else ""
+        request = plain(_text(messages[start])) if start >= 0 else ""
         return cls(
             request=request,
             results=_results(messages[start + 1 :]),

@@ -19,26 +19,48 @@ if TYPE_CHECKING:
 
 OPS_TOOLS = frozenset({"read_data", "execute_sql", "delete_file", "request_approval"})
 PATH = r"[\w./~-]*\w"
+FILE_PATH = r"[\w~-]*[./][\w./~-]*\w"
+"""A path without the word 'file' before it must look like one (a dot or a slash)."""
 DELEGATE = re.compile(r"^.*?\b(?P<who>file manager|general[- ]purpose agent)\b\s*(?:to\s+)?", re.IGNORECASE)
 DEPLOY = re.compile(
-    r"\bdeploy\s+(?:version\s+|release\s+|v)?(?P<version>\d[\w.-]*\w|\d)\s+(?:to|on|in)\s+(?P<env>[\w-]+)",
+    r"\b(?:deploy|ship|release|roll\s+out|push)\s+(?:version\s+|release\s+|v)?(?P<version>\d[\w.-]*\w|\d)"
+    r"\s+(?:to|on|in|into)\s+(?P<env>[\w-]+)",
     re.IGNORECASE,
 )
+ENVIRONMENTS = {"prod": "production", "stage": "staging"}
 ARCHIVE = re.compile(
-    rf"\barchive\s+(?:all\s+)?orders\s+(?:older\s+than|before)\s+(?P<year>\d{{4}})"
-    rf"(?:\s+(?:into|to|in)\s+(?P<file>{PATH}))?",
+    r"\barchive\s+(?:(?:all|every|the|old)\s+)*orders?\s+(?:that\s+(?:are|were)\s+)?"
+    r"(?:older\s+than|(?:(?:from|placed|delivered|made)\s+)?before|prior\s+to)\s+(?:the\s+year\s+)?"
+    rf"(?P<year>\d{{4}})(?:\s+(?:into|to|in)\s+(?:the\s+file\s+)?(?P<file>{PATH}))?",
     re.IGNORECASE,
 )
-DELETE_ROWS = re.compile(r"\b(?:delete|remove|drop)\s+them\b", re.IGNORECASE)
+DELETE_ROWS = re.compile(
+    r"\b(?:delete|remove|drop|purge)\s+(?:them|those(?:\s+(?:rows|orders))?|the\s+(?:archived\s+)?(?:rows|orders))\b",
+    re.IGNORECASE,
+)
 DELETE_FILES = re.compile(
-    rf"\b(?:delete|remove)\s+(?:the\s+)?files?\s+(?P<paths>{PATH}(?:(?:\s*,\s*|\s+and\s+){PATH})*)",
+    r"\b(?:delete|remove|erase|get\s+rid\s+of)\s+(?:the\s+)?"
+    rf"(?:(?:[\w-]+\s+)?files?\s+(?P<paths>{PATH}(?:(?:\s*,\s*|\s+and\s+){PATH})*)"
+    rf"|(?P<bare>{FILE_PATH}(?:(?:\s*,\s*|\s+and\s+){FILE_PATH})*))",
     re.IGNORECASE,
 )
+QUOTED = r"(?:'(?P<a>.*?)'|\"(?P<b>.*?)\"|“(?P<c>.*?)”|‘(?P<d>.*?)’)"  # noqa: RUF001  (curly quotes are what people paste)
 WRITE = re.compile(
-    rf"\bwrite\s+(?P<q>['\"])(?P<text>.*?)(?P=q)\s+(?:to|into)\s+(?P<path>{PATH})", re.IGNORECASE
+    rf"\b(?:write|put|save|store)\s+(?:the\s+(?:text|line|words)\s+)?{QUOTED}\s+(?:to|into|in)\s+"
+    rf"(?:the\s+file\s+)?(?P<path>{PATH})",
+    re.IGNORECASE,
 )
-READ = re.compile(rf"\b(?:read|show|open)\s+(?:me\s+)?(?:the\s+)?file\s+(?P<path>{PATH})", re.IGNORECASE)
-SQL = re.compile(r"\b(?:run|execute)\s+(?:this\s+)?sql\s*:\s*(?P<sql>.+)$", re.IGNORECASE | re.DOTALL)
+READ = re.compile(
+    r"\b(?:(?:read|show|open|print|display)\s+(?:me\s+)?(?:the\s+)?(?:contents?\s+of\s+)?"
+    rf"(?:(?:the\s+)?file\s+(?P<path>{PATH})|(?P<bare>{FILE_PATH}))"
+    rf"|what(?:'s|\s+is)\s+in\s+(?:the\s+file\s+)?(?P<asked>{PATH}))",
+    re.IGNORECASE,
+)
+SQL = re.compile(
+    r"\b(?:run|execute)\s+(?:this|the\s+following|the)?\s*(?:sql|query)(?:\s+(?:statement|query))?"
+    r"\s*(?:please\s*)?:\s*(?P<sql>.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
 SUBAGENTS = {
     "file_manager": "The file manager",
     "deployer": "The deployer",
@@ -74,9 +96,9 @@ class OpsRequest:
             archive_year=archive["year"] if archive else None,
             archive_file=_workspace_path(archive["file"] or "orders_archive.csv") if archive else "",
             delete_rows=bool(archive and DELETE_ROWS.search(text)),
-            deletes=tuple(re.split(r"\s*,\s*|\s+and\s+", deletes["paths"])) if deletes else (),
-            write=(write["text"], _workspace_path(write["path"])) if write else None,
-            read=_workspace_path(read["path"]) if read else None,
+            deletes=_paths(deletes["paths"] or deletes["bare"]) if deletes else (),
+            write=(_quoted(write), _workspace_path(write["path"])) if write else None,
+            read=_workspace_path(read["path"] or read["bare"] or read["asked"]) if read else None,
             sql=sql["sql"].strip() if sql else None,
         )
 
@@ -89,8 +111,9 @@ def ops_script(chat: Conversation) -> Reply | None:
         who = "file_manager" if helper["who"].lower() == "file manager" else "general-purpose"
         return _delegate(chat, who, chat.request[helper.end() :])
     if deploy := DEPLOY.search(chat.request):
+        environment = ENVIRONMENTS.get(deploy["env"].lower(), deploy["env"])
         if "request_approval" in chat.tools:
-            return _deploy(chat, deploy["version"], deploy["env"])
+            return _deploy(chat, deploy["version"], environment)
         if "task" in chat.tools:
             return _delegate(chat, "deployer", chat.request)
     request = OpsRequest.read_text(chat.request)
@@ -150,6 +173,14 @@ def _as_csv(rows: list[dict[str, Any]]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()
+
+
+def _paths(listed: str) -> tuple[str, ...]:
+    return tuple(re.split(r"\s*,\s*|\s+and\s+", listed))
+
+
+def _quoted(match: re.Match[str]) -> str:
+    return next(text for text in match.group("a", "b", "c", "d") if text is not None)
 
 
 def _workspace_path(path: str) -> str:

@@ -37,7 +37,9 @@ class SupportRequest:
         email = EMAIL.search(text)
         refund = bool(re.search(r"\brefund", text, re.IGNORECASE)) and not (
             email
-            and not re.search(r"\brefund\b.*\b(order|it|in full|\d)", text[: email.start()], re.IGNORECASE)
+            and not re.search(
+                r"\brefund\b.*(?:\b(?:order|it|in full|fully)\b|\d)", text[: email.start()], re.IGNORECASE
+            )
         )
         news = (email.group("news") or "we are looking into your order").rstrip(" .") if email else None
         return cls(

@@ -11,16 +11,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hitl.scripted.script import Call, Reply
+from hitl.scripted.wording import MONTHS, find_date
 
 if TYPE_CHECKING:
     from hitl.scripted.conversation import Conversation, ToolResult
 
 TRAVEL_TOOLS = frozenset({"search_flights", "book_flight", "cancel_booking"})
-CITY = r"[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?"
-ROUTE = re.compile(
-    rf"\bfrom\s+(?P<origin>{CITY})\s+to\s+(?P<destination>{CITY})\s+(?:on|for)\s+(?P<date>\d{{4}}-\d{{2}}-\d{{2}})",
-    re.IGNORECASE,
+FILLER = (
+    r"(?:a|an|the|me|my|any|find|search|show|look|book|reserve|flights?|cheapest|earliest|first|one|"
+    r"fly|flies|go|get|travel|trip|want|need|like|to|from|on|for|and|what|is|are|there|i|i'd|please|"
+    + "|".join(MONTHS)
+    + ")"
 )
+CITY = rf"(?!{FILLER}\b)[^\W\d_][\w'-]*(?:\s+(?!{FILLER}\b)[^\W\d_][\w'-]*)?"
+TO = r"(?:\s+to\s+|\s*(?:->|→|\u2013|\u2014)\s*)"
+"""'X to Y', 'X -> Y', 'X → Y', or an en or em dash between the cities."""
+ROUTE = re.compile(rf"\bfrom\s+(?P<origin>{CITY}){TO}(?P<destination>{CITY})\b", re.IGNORECASE)
+BARE_ROUTE = re.compile(rf"\b(?P<origin>{CITY}){TO}(?P<destination>{CITY})\b", re.IGNORECASE)
 BOOK = re.compile(r"\b(book|reserve)\b", re.IGNORECASE)
 EARLIEST = re.compile(r"\b(earliest|first)\b", re.IGNORECASE)
 FLIGHT_ID = re.compile(r"\b([A-Z][A-Z0-9]\d{3,4})\b")
@@ -49,7 +56,8 @@ class TravelRequest:
     @classmethod
     def read(cls, text: str) -> TravelRequest:
         """Parse a request such as 'Find me a flight from Berlin to Lisbon on 2026-12-18'."""
-        route = ROUTE.search(text)
+        route = ROUTE.search(text) or BARE_ROUTE.search(text)
+        day = find_date(text)
         flight = FLIGHT_ID.search(text)
         booking = BOOKING_ID.search(text)
         return cls(
@@ -57,9 +65,9 @@ class TravelRequest:
                 {
                     "origin": route["origin"].title(),
                     "destination": route["destination"].title(),
-                    "date": route["date"],
+                    "date": day,
                 }
-                if route
+                if route and day
                 else None
             ),
             book=bool(BOOK.search(text)),
