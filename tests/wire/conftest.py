@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -29,6 +30,15 @@ if TYPE_CHECKING:
     from services.registry import Services
 
 __all__ = ["ops_agent", "support_agent", "travel_agent", "workspace"]
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test of this folder `wire`, so `-m wire` (or `-m "not wire"`) selects them."""
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.wire)
 
 
 @dataclass
