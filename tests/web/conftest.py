@@ -9,6 +9,7 @@ tab's sessionStorage); when a test ends, every page it opened is saved as a scre
 from __future__ import annotations
 
 import re
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,17 +56,13 @@ async def chromium() -> AsyncIterator[Browser]:
             await browser.close()
 
 
-@pytest.fixture
-async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:  # noqa: F811  (the imported fixture)
-    """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
-
-    At the end of the test every tab is saved: the last one opened as `<test>.png` (the final
-    screen), the others as `<test>-<user>.png`.
-    """
+@asynccontextmanager
+async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIterator[ReviewerApp]:
+    """The reviewer app served by `server_url`; every tab it opened is saved when the test ends."""
     if not (ROOT / "web" / "dist" / "index.html").is_file():
         pytest.fail("web/dist is not built: `make test` builds it (or: cd web && npm ci && npm run build)")
     contexts: list[BrowserContext] = []
-    app = ReviewerApp(chromium, f"{server.url}/app/", DEV_TOKENS, contexts, WAIT_MS)
+    app = ReviewerApp(chromium, f"{server_url}/app/", DEV_TOKENS, contexts, WAIT_MS)
     try:
         yield app
     finally:
@@ -78,3 +75,14 @@ async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:  # noqa:
                 await tab.page.screenshot(path=str(path), full_page=True)
         for context in contexts:
             await context.close()
+
+
+@pytest.fixture
+async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:  # noqa: F811  (the imported fixture)
+    """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
+
+    At the end of the test every tab is saved: the last one opened as `<test>.png` (the final
+    screen), the others as `<test>-<user>.png`.
+    """
+    async with reviewer_app(request, chromium, server.url) as app:
+        yield app

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { receipt, toolApproval } from "../test/fixtures";
-import { isAnswered, isPartialReceipt } from "./receipts";
+import { auditRecord } from "../test/fixtures";
+import { acceptedRecords, isAnswered, isPartialReceipt } from "./receipts";
 
 const pending = { kind: "tool_approval" as const, id: "int-2", value: toolApproval };
 
@@ -20,5 +21,18 @@ describe("answered interrupts under a quorum", () => {
       expect(isPartialReceipt(r)).toBe(false);
       expect(isAnswered(pending, [r], new Set())).toBe(true);
     }
+  });
+});
+
+describe("receipts from the audit trail", () => {
+  it("only accepted answers are receipts: an escalation, a policy change or a refusal answers nothing", () => {
+    const records = [
+      auditRecord({ interrupt_id: "a", decision: "escalated", reviewer: "system" }),
+      auditRecord({ interrupt_id: "b", decision: "tighten_policy" }),
+      auditRecord({ interrupt_id: "c", decision: "refused", outcome: "refused" }),
+      auditRecord({ interrupt_id: "d", decision: "reject", reviewer: "system" }),
+      auditRecord({ interrupt_id: "e", decision: "edit" }),
+    ];
+    expect(acceptedRecords(records).map((r) => r.interrupt_id)).toEqual(["d", "e"]);
   });
 });

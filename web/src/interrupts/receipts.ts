@@ -5,17 +5,20 @@
  */
 import type { ApprovalReceipt, AuditRecord } from "../contracts/generated";
 import { isPartial, quorumOfRecord } from "../present/quorum";
-import { isApprovalReceipt, isRecord, type ClassifiedInterrupt } from "./guards";
+import { isApprovalReceipt, isDecisionType, isRecord, type ClassifiedInterrupt } from "./guards";
 
 export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
   const list = isRecord(values) ? values.approval_receipts : undefined;
   return Array.isArray(list) ? list.filter(isApprovalReceipt) : [];
 }
 
-/** Audit records that are receipts: refused attempts answer nothing. */
+/**
+ * Audit records that are receipts: accepted answers only. Refused attempts answer nothing, and
+ * neither do the trail's other events (an escalation, a policy change, a state write, an allowance).
+ */
 export function acceptedRecords(records: AuditRecord[]): ApprovalReceipt[] {
   return records
-    .filter((record) => record.outcome === "accepted")
+    .filter((record) => record.outcome === "accepted" && isDecisionType(record.decision))
     .map(({ thread_id: _thread, outcome: _outcome, refusal: _refusal, ...receipt }) => receipt);
 }
 

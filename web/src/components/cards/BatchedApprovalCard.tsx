@@ -26,9 +26,11 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
       status={item.status}
       deadline={item.deadline}
     >
-      <p className="muted" data-testid="batch-progress">
-        {decided} of {item.actions.length} decided — sent together when all are decided
-      </p>
+      {item.actions.length > 1 && (
+        <p className="muted" data-testid="batch-progress">
+          {decided} of {item.actions.length} decided — sent together when all are decided
+        </p>
+      )}
       {item.actions.map((action) => {
         const target = { interruptId: item.id, actionIndex: action.index };
         return (
@@ -40,7 +42,7 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
             data-tool={action.request.name}
             data-decided={action.draft ? action.draft.type : ""}
           >
-            <ActionDetails request={action.request} requiredRole={action.requiredRole} quorum={action.quorum} />
+            <ActionDetails request={action.request} requiredRole={item.deadline.escalated ? "supervisor" : action.requiredRole} quorum={action.quorum} />
             {action.draft ? (
               <div className="row">
                 <span className="draft" data-testid="action-draft">

@@ -19,7 +19,7 @@ export function ToolApprovalCard({ item, verbs, busy }: { item: ToolApproval; ve
       status={item.status}
       deadline={item.deadline}
     >
-      <ActionDetails request={value} requiredRole={value.required_role} quorum={item.quorum} />
+      <ActionDetails request={value} requiredRole={item.deadline.escalated ? "supervisor" : value.required_role} quorum={item.quorum} />
       <DecisionControls
         allowed={item.allowed}
         args={value.args}
