@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.devserver import DEV_TOKENS
+from tests.devserver import dev_users
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:
@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 60_000
 """How long Playwright waits for something to appear: a run needs a worker, a model turn, a reply."""
 CHROMIUM = Path("/usr/bin/chromium")
+TOKENS = {name: token for name, _role, token in (e.split(":", 2) for e in dev_users().split(","))}
+"""Every dev user of `.env.example` (the test servers' HITL_USERS) and the token that signs them in."""
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 CHROMIUM_ARGS = [
     "--headless",
@@ -62,7 +64,7 @@ async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIter
     if not (ROOT / "web" / "dist" / "index.html").is_file():
         pytest.fail("web/dist is not built: `make test` builds it (or: cd web && npm ci && npm run build)")
     contexts: list[BrowserContext] = []
-    app = ReviewerApp(chromium, f"{server_url}/app/", DEV_TOKENS, contexts, WAIT_MS)
+    app = ReviewerApp(chromium, f"{server_url}/app/", TOKENS, contexts, WAIT_MS)
     try:
         yield app
     finally:
