@@ -16,6 +16,7 @@ from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 from hitl.contracts import RunContext
 from hitl.deadlines import Deadline
 from hitl.gate import ApprovalGate
+from hitl.malformed_calls import MalformedCallRetry
 from hitl.models import make_model
 from hitl.overrides import PolicyCatalog
 
@@ -109,7 +110,7 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
         "description": GENERAL_PURPOSE_SUBAGENT["description"],
         "system_prompt": GENERAL_PURPOSE_SUBAGENT["system_prompt"],
         "tools": list(tools),
-        "middleware": [gate(GENERAL_PURPOSE_SUBAGENT["name"], tools, policy)],
+        "middleware": [gate(GENERAL_PURPOSE_SUBAGENT["name"], tools, policy), MalformedCallRetry()],
     }
     specs: list[SubAgent] = [
         general_purpose,
@@ -119,7 +120,10 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
                 description=spec.description,
                 system_prompt=spec.system_prompt,
                 tools=list(spec.tools),
-                middleware=[gate(spec.name, spec.tools, spec.policy, spec.description_prefix)],
+                middleware=[
+                    gate(spec.name, spec.tools, spec.policy, spec.description_prefix),
+                    MalformedCallRetry(),
+                ],
             )
             for spec in subagents
         ),
@@ -135,7 +139,8 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
                 policy,
                 description_prefix,
                 policy_catalog(name, tools=tools, policy=policy, subagents=subagents),
-            )
+            ),
+            MalformedCallRetry(),
         ],
         subagents=specs,
         context_schema=RunContext,

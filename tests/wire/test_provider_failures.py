@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import openai
 import pytest
-from langchain_core.messages import AIMessage
 
 from hitl.scripted import phrases
 from tests.server.helpers import only_pending, start
@@ -98,24 +97,54 @@ def test_a_failure_inside_a_subagent_is_reported_by_the_parent(
     assert "refund specialist" in chat.last_words()
 
 
-def test_malformed_arguments_run_nothing_and_the_next_request_is_gated(
+def test_malformed_arguments_once_are_asked_again_and_the_refund_is_gated(
     support_agent, services, new_order, through_the_wire
 ):
-    """malformed arguments: no tool runs, the reply keeps the parse error, asking again pauses as usual."""
+    """malformed once: the model is asked again, and the refund waits for a person as usual."""
     order_id = new_order(450)
     chat = support_agent()
     through_the_wire.arm("malformed_arguments")
 
-    assert chat.say(phrases.refund_amount(450, order_id)).interrupts == ()
-
-    [reply] = [m for m in chat.graph.get_state(chat.config).values["messages"] if isinstance(m, AIMessage)]
-    assert (reply.tool_calls, [c["name"] for c in reply.invalid_tool_calls]) == ([], ["issue_refund"])
-    assert "not valid JSON" in reply.invalid_tool_calls[0]["error"]
-    assert services.payments.refunds_for(order_id) == []
     (pending,) = chat.say(phrases.refund_amount(450, order_id)).interrupts
+
     assert pending.value["action_requests"][0]["args"]["amount"] == 450
+    assert through_the_wire.served() == {"requests": 2, "malformed_arguments": 1}
+    assert services.payments.refunds_for(order_id) == []
     chat.resume(APPROVE)
     assert len(services.payments.refunds_for(order_id)) == 1
+
+
+def test_malformed_arguments_twice_run_nothing_and_the_answer_says_why(
+    support_agent, services, new_order, through_the_wire
+):
+    """malformed twice: no tool runs, the answer names the call and the JSON error; asking again is gated."""
+    order_id = new_order(450)
+    chat = support_agent()
+    through_the_wire.arm("malformed_arguments", times=2)
+
+    assert chat.say(phrases.refund_amount(450, order_id)).interrupts == ()
+
+    said = chat.last_words()
+    assert "Nothing was run" in said
+    assert "issue_refund" in said
+    assert "not valid JSON" in said
+    assert services.payments.refunds_for(order_id) == []
+    (pending,) = chat.say(phrases.refund_amount(450, order_id)).interrupts
+    assert pending.value["action_requests"][0]["name"] == "issue_refund"
+
+
+@pytest.mark.server
+async def test_malformed_arguments_on_the_server_end_the_run_saying_why(
+    requester, server_order, server_services, through_the_wire
+):
+    """server: two malformed replies in a row; the run ends idle, its last message says why, nothing ran."""
+    order_id = server_order(450)
+    through_the_wire.arm("malformed_arguments", times=2)
+    thread_id, thread = await start(requester, phrases.refund_amount(450, order_id))
+    assert thread["status"] == "idle"
+    state = await requester.threads.get_state(thread_id)
+    assert "not valid JSON" in state["values"]["messages"][-1]["content"]
+    assert server_services.payments.refunds_for(order_id) == []
 
 
 @pytest.mark.server
