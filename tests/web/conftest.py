@@ -80,7 +80,7 @@ async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIter
 
 
 @pytest.fixture
-async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:  # noqa: F811  (the imported fixture)
+async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:
     """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
 
     At the end of the test every tab is saved: the last one opened as `<test>.png` (the final

@@ -1,5 +1,7 @@
-"""Accessibility and small screens in Chromium: axe-core finds no serious or critical violation on the
-inbox, a batched card and the booking form; at 375 px nothing overflows and the buttons work.
+"""Accessibility and small screens in Chromium: axe-core, and a phone's 375 px.
+
+axe-core finds no serious or critical violation on the inbox, a batched card and the booking form;
+at 375 px nothing overflows and the buttons work.
 
 The pictures README's "Web app" section shows are taken here, after the page passed its checks.
 """
@@ -36,7 +38,7 @@ async def test_the_inbox_has_no_serious_accessibility_violation(web, requester, 
 
 
 async def test_a_batched_card_has_no_serious_accessibility_violation(web, server_order):
-    """axe: a thread with a pending batch of two (args tables, deadlines, buttons) and a resolved tool call."""
+    """axe: a thread with a pending batch of two (args tables, deadlines, buttons) and an opened tool call."""
     requester = await web.sign_in("requester1")
     thread_id = await requester.start(phrases.refund_and_email(server_order(450)))
     await expect(requester.pending("batched").get_by_test_id("action-card")).to_have_count(2)
@@ -62,9 +64,13 @@ async def test_the_booking_form_has_no_serious_accessibility_violation(web):
     await picture(form, "web-booking-form.png")
 
 
-async def test_at_375_px_nothing_overflows_and_the_buttons_work(web, requester, server_order, server_services):
-    """phone width: the inbox and a batched card fit 375 px (no sideways scroll, every control inside);
-    the reviewer approves and rejects there with taps."""
+async def test_at_375_px_nothing_overflows_and_the_buttons_work(
+    web, requester, server_order, server_services
+):
+    """phone width: the inbox and a batched card fit 375 px, and the reviewer decides there.
+
+    No sideways scroll and every control inside the viewport, before, during and after the decisions.
+    """
     order_id = server_order(450)
     thread_id, _ = await start(requester, phrases.refund_and_email(order_id))
     tab = await web.sign_in("reviewer1", width=PHONE)

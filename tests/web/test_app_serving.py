@@ -41,8 +41,10 @@ def test_the_app_and_its_assets_load_without_a_token(server):
 
 @pytest.mark.server
 def test_app_config_answers_without_a_token_and_offers_dev_users_over_loopback_in_dev_mode(server):
-    """GET /app-config needs no token; the session's server is in dev mode, so loopback gets the dev users
-    (every one of .env.example, with the token that signs them in; test servers may add their own)."""
+    """GET /app-config needs no token; the session's server is in dev mode, so loopback gets the dev users.
+
+    Every one of .env.example, with the token that signs them in; test servers may add their own.
+    """
     answer = httpx.get(f"{server.url}/app-config")
     assert answer.status_code == 200
     offered = {u["name"]: u["token"] for u in answer.json()["dev_users"]}

@@ -1,5 +1,7 @@
-"""How a thread reads in the browser: Markdown AI text, one-line tool calls, subagent work grouped,
-deadlines as countdowns, and the audit panel."""
+"""How a thread reads in the browser.
+
+Markdown AI text, one-line tool calls, subagent work grouped, deadlines as countdowns, the audit panel.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ DAY_LEFT = re.compile(r"^due in (23 h \d+ min|1 d)$")
 
 
 async def test_tool_calls_are_one_line_and_open_to_their_args_and_result(web, requester, server_order):
-    """conversation: AI text is rendered Markdown; each tool call is a closed one-line summary with its
-    result, and opens to an args table and the formatted result."""
+    """conversation: AI text is rendered Markdown; each tool call is one closed line with its result.
+
+    Opened, a call shows an args table and the formatted result.
+    """
     order_id = server_order(450)
     tab = await web.sign_in("reviewer1")
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
@@ -43,8 +47,10 @@ async def test_tool_calls_are_one_line_and_open_to_their_args_and_result(web, re
 
 
 async def test_a_subagents_work_is_grouped_under_it(web, server_order):
-    """subagent: refund_specialist's task shows the request, waits for the decision, then lists who
-    decided its refund and its report, all under the subagent's name."""
+    """subagent: refund_specialist's task, the decision on its refund and its report sit under its name.
+
+    The task shows the request and waits for the decision; then it says who decided, and its report.
+    """
     order_id = server_order(120)
     requester = await web.sign_in("requester1")
     thread_id = await requester.start(phrases.via_specialist(phrases.refund_amount(59, order_id)))
@@ -102,4 +108,3 @@ async def test_the_audit_panel_shows_who_decided_what_and_the_refused_attempts(
     await yes.locator("summary").click()
     await expect(tab.arg(yes.get_by_test_id("audit-args"), "amount")).to_have_text("699")
     await expect(panel.get_by_role("heading", name="Audit trail")).to_be_visible()
-

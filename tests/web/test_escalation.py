@@ -42,8 +42,10 @@ async def escalating_web(request, chromium, escalating_server):
 async def test_an_escalated_refund_says_so_in_the_inbox_on_its_card_and_in_the_audit(
     escalating_web, escalating_server
 ):
-    """escalation: the supervisor's inbox row and the card say Escalated with the escalation's own
-    countdown; the card needs a supervisor now; the audit panel shows the system's escalation."""
+    """escalation: the inbox row, the card and the audit panel say the refund was escalated.
+
+    Row and card count down the escalation's own deadline; the card needs a supervisor now.
+    """
     async with user_clients(escalating_server.url) as client_as:
         thread_id, _ = await start(
             client_as("requester1"), phrases.refund_in_full(add_order(escalating_server.services, 300))

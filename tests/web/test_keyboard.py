@@ -14,8 +14,10 @@ SELECTED = '[data-testid="inbox-row"][data-selected="true"]'
 
 
 async def test_j_and_k_move_through_the_inbox_and_enter_opens_the_row(web, requester, server_order):
-    """inbox: j selects the first row and moves down, k moves up, Enter opens the selected row's thread;
-    a j typed into a filter is text, not a move."""
+    """inbox: j selects the first row and moves down, k moves up, Enter opens the selected row's thread.
+
+    A j typed into a filter is text, not a move.
+    """
     for amount in (300, 310):
         await start(requester, phrases.refund_in_full(server_order(amount)))
     tab = await web.sign_in("reviewer1")
@@ -43,8 +45,10 @@ async def test_j_and_k_move_through_the_inbox_and_enter_opens_the_row(web, reque
 
 
 async def test_e_edits_a_approves_and_r_rejects_with_a_reason(web, server_order, server_services):
-    """card: e opens the edit form (cancelled), a approves the refund, r opens the e-mail's reason box;
-    letters typed there are the reason; the batch is sent once with both decisions."""
+    """card: e opens the edit form, a approves the refund, r opens the e-mail's reason box.
+
+    Letters typed in the reason box are the reason; the batch is sent once with both decisions.
+    """
     order_id = server_order(450)
     requester = await web.sign_in("requester1")
     thread_id = await requester.start(phrases.refund_and_email(order_id))

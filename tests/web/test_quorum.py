@@ -17,9 +17,11 @@ pytestmark = pytest.mark.server
 async def test_two_supervisors_approve_and_every_page_shows_the_progress(
     web, requester, server_order, server_services
 ):
-    """quorum: "0 of 2" before; after supervisor1, a partial receipt and a pending card say "1 of 2 ·
-    approved by supervisor1", so does supervisor2's inbox row; supervisor2 completes it and the refund
-    is made once."""
+    """quorum: two supervisors approve a 2,400 refund, and every page shows how far the quorum got.
+
+    "0 of 2" before; after supervisor1, a partial receipt and a pending card say "1 of 2 · approved by
+    supervisor1", so does supervisor2's inbox row; supervisor2 completes it and the refund is made once.
+    """
     order_id = server_order(2400)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     first = await web.sign_in("supervisor1")

@@ -37,8 +37,9 @@ async def test_a_refund_edited_to_699_is_approved_by_the_supervisor(web, server_
     receipt = supervisor.receipts("issue_refund")
     await expect(receipt).to_have_attribute("data-decision", "edit")
     await expect(receipt.get_by_test_id("receipt-reviewer")).to_contain_text("by supervisor1")
-    await expect(supervisor.arg(receipt.get_by_test_id("receipt-final-args"), "amount")).to_have_text("699")
-    await expect(supervisor.arg(receipt.get_by_test_id("receipt-requested-args"), "amount")).to_have_text("899")
+    final, requested = (receipt.get_by_test_id(f"receipt-{k}-args") for k in ("final", "requested"))
+    await expect(supervisor.arg(final, "amount")).to_have_text("699")
+    await expect(supervisor.arg(requested, "amount")).to_have_text("899")
     await expect(supervisor.pending()).to_have_count(0)
     await expect(supervisor.messages("ai").last).to_contain_text("699")
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [699.0]

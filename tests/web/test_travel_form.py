@@ -13,8 +13,10 @@ pytestmark = pytest.mark.server
 
 
 async def test_the_traveller_answers_the_flight_form_and_the_flight_is_booked_once(web, server_services):
-    """form: booking_agent's flight card offers book / don't book, seat class and insurance as radios in words;
-    premium with insurance is booked once."""
+    """form: booking_agent's flight card; premium with insurance is booked once.
+
+    Book / don't book, seat class and insurance are radio buttons labelled in words.
+    """
     tab = await web.sign_in("requester1")
     await tab.start(phrases.FIND_AND_BOOK_CHEAPEST, agent="travel")
     form = tab.pending("form")
@@ -60,4 +62,5 @@ async def test_dont_book_books_nothing(web, server_services):
     await expect(receipt).to_be_visible()
     await expect(tab.pending()).to_have_count(0)
     tool_call_id = await receipt.get_attribute("data-tool-call-id")
-    assert [b for b in server_services.bookings.for_flight("FR8364") if b["tool_call_id"] == tool_call_id] == []
+    booked = server_services.bookings.for_flight("FR8364")
+    assert [b for b in booked if b["tool_call_id"] == tool_call_id] == []
