@@ -92,3 +92,19 @@ async def test_at_375_px_nothing_overflows_and_the_buttons_work(
     await expect(tab.tool_result("issue_refund")).to_contain_text('"refunded": 450')
     assert await overflow(tab.page) == {"page": 0, "controls": []}
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
+
+
+async def test_a_per_call_approval_and_a_deploy_sign_off_have_no_serious_violation(web):
+    """axe: the ops agent's per-call card (review text, args table, buttons) and the deployer's sign-off."""
+    tab = await web.sign_in("supervisor1")
+    await tab.start(phrases.delete_files("tmp/old.log"), agent="ops")
+    card = tab.pending("tool_approval")
+    await expect(card.get_by_test_id("action-description")).to_be_visible()
+    await expect(tab.arg(card, "path")).to_have_text("tmp/old.log")
+    await expect(card.get_by_test_id("decision-approve")).to_be_enabled()
+    assert await axe_violations(tab.page) == []
+
+    await tab.start(phrases.DEPLOY_TO_PRODUCTION, agent="ops")
+    sign_off = tab.pending("approval_request")
+    await expect(sign_off.get_by_test_id("approval-approve")).to_be_enabled()
+    assert await axe_violations(tab.page) == []

@@ -54,17 +54,17 @@ export function DecisionControls(props: DecisionControlsProps) {
   if (mode === "edit") {
     return (
       <div {...keyed}>
-      <ArgsEditor
-        args={args}
-        schema={argsSchema}
-        disabled={disabled}
-        idPrefix={`${idPrefix}_edit`}
-        onSave={(edited) => {
-          close();
-          props.onEdit(edited);
-        }}
-        onCancel={close}
-      />
+        <ArgsEditor
+          args={args}
+          schema={argsSchema}
+          disabled={disabled}
+          idPrefix={`${idPrefix}_edit`}
+          onSave={(edited) => {
+            close();
+            props.onEdit(edited);
+          }}
+          onCancel={close}
+        />
       </div>
     );
   }

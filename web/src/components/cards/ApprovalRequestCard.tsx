@@ -1,5 +1,6 @@
-/** A sign-off asked by `request_approval`: approve or deny, with a reason. */
-import { useState } from "react";
+/** A sign-off asked by `request_approval`: approve or deny, with a reason. Keys: `a` approves, `r` goes to the reason. */
+import { useRef, useState } from "react";
+import { DECISION_KEYS_ATTR, useDecisionKeys } from "../../hooks/useDecisionKeys";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { CardFrame } from "./CardFrame";
 
@@ -10,24 +11,37 @@ export function ApprovalRequestCard(props: { item: ApprovalItem; submit: Approva
   const [reason, setReason] = useState("");
   const disabled = busy || item.status.phase === "sending";
   const answer = (approved: boolean) => void submit(item.id, { approved, reason: reason.trim() });
+  const own = useRef<HTMLDivElement>(null);
+  const reasonBox = useRef<HTMLTextAreaElement>(null);
+  useDecisionKeys(own, { approve: () => answer(true), reject: () => reasonBox.current?.focus() }, !disabled);
   return (
-    <CardFrame kind={item.kind} interruptId={item.id} title={item.value.action} agent={item.value.agent} status={item.status} deadline={item.deadline}>
+    <CardFrame
+      kind={item.kind}
+      interruptId={item.id}
+      title={item.value.action}
+      agent={item.value.agent}
+      status={item.status}
+      deadline={item.deadline}
+    >
       <p className="review-text">{item.value.message}</p>
-      <textarea
-        aria-label="Reason"
-        data-testid="approval-reason"
-        placeholder="Reason"
-        value={reason}
-        disabled={disabled}
-        onChange={(event) => setReason(event.target.value)}
-      />
-      <div className="row decisions">
-        <button type="button" className="primary" disabled={disabled} data-testid="approval-approve" onClick={() => answer(true)}>
-          Approve
-        </button>
-        <button type="button" className="danger" disabled={disabled} data-testid="approval-deny" onClick={() => answer(false)}>
-          Deny
-        </button>
+      <div ref={own} {...{ [DECISION_KEYS_ATTR]: "" }}>
+        <textarea
+          ref={reasonBox}
+          aria-label="Reason"
+          data-testid="approval-reason"
+          placeholder="Reason"
+          value={reason}
+          disabled={disabled}
+          onChange={(event) => setReason(event.target.value)}
+        />
+        <div className="row decisions">
+          <button type="button" className="primary" disabled={disabled} data-testid="approval-approve" onClick={() => answer(true)}>
+            Approve
+          </button>
+          <button type="button" className="danger" disabled={disabled} data-testid="approval-deny" onClick={() => answer(false)}>
+            Deny
+          </button>
+        </div>
       </div>
     </CardFrame>
   );

@@ -166,6 +166,15 @@ describe("card keys", () => {
     expect(approvals.approve).toHaveBeenCalledTimes(1);
   });
 
+  it("on a sign-off, r goes to the reason box and a approves", () => {
+    const approvals = show({ ...base, kind: "approval_request", id: "ask-k", value: approvalRequest });
+    fireEvent.keyDown(document.body, { key: "r" });
+    expect(document.activeElement).toBe(screen.getByTestId("approval-reason"));
+    (document.activeElement as HTMLElement).blur();
+    fireEvent.keyDown(document.body, { key: "a" });
+    expect(approvals.submit).toHaveBeenCalledWith("ask-k", { approved: true, reason: "" });
+  });
+
   it("e opens the edit form", () => {
     show(perCall("int-e"));
     fireEvent.keyDown(document.body, { key: "e" });
