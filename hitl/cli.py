@@ -90,7 +90,7 @@ def inbox(
         return
     table = Table(title=f"Inbox ({page['total']} waiting)")
     table.add_column("thread", no_wrap=True, min_width=36)
-    for column in ("agent", "tool", "what", "decisions", "owner", "age"):
+    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age"):
         table.add_column(column, overflow="fold")
     for item in page["items"]:
         table.add_row(
@@ -99,6 +99,7 @@ def inbox(
             str(item["tool"]),
             str(item["description"])[:60],
             ",".join(item["allowed_decisions"]) or "form",
+            progress(item.get("approvals")) or "",
             str(item["owner"]),
             f"{item['age_seconds'] / 60:.0f} min",
         )
@@ -123,16 +124,33 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
     for interrupt in pending:
         value = interrupt.get("value") or {}
-        for action in value.get("action_requests") or [value]:
+        configs = value.get("review_configs") or [value]
+        for index, action in enumerate(value.get("action_requests") or [value]):
             what = action.get("name") or action.get("form") or action.get("action")
             args = json.dumps(action.get("args") or action.get("context"))
+            config = configs[index] if index < len(configs) else {}
+            quorum = progress(
+                {"required": config.get("approvals_required"), "approved_by": config.get("approved_by")}
+            )
             out.print(
                 f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants {what}  "
-                f"call={action.get('tool_call_id')}  args={args}"
+                f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else "")
             )
     for receipt in receipts:
         who = f"{receipt['reviewer']} at {receipt['decided_at']}"
-        out.print(f"  decided  {receipt['tool']}: {receipt['decision']} by {who}")
+        quorum = progress(receipt.get("approvals"))
+        out.print(
+            f"  decided  {receipt['tool']}: {receipt['decision']} by {who}"
+            + (f" [{quorum}]" if quorum else "")
+        )
+
+
+def progress(approvals: object) -> str | None:
+    """A quorum's progress in words: '1 of 2 approvals: supervisor1'; None for a call one person decides."""
+    if not isinstance(approvals, dict) or not isinstance(required := approvals.get("required"), int):
+        return None
+    people = [str(p) for p in approvals.get("approved_by") or []]
+    return f"{len(people)} of {required} approvals" + (f": {', '.join(people)}" if people else "")
 
 
 def _decide(
@@ -209,7 +227,24 @@ def _report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # n
     waiting = pending_interrupts(state)
     messages = (result or {}).get("messages") if isinstance(result, dict) else None
     if waiting:
-        out.print(f"thread {thread} waits again: {len(waiting)} approval(s) pending (hitl show {thread})")
+        counts = [
+            f"{action.get('name')} {text}"
+            for interrupt in waiting
+            for action, config in zip(
+                (interrupt.get("value") or {}).get("action_requests") or [interrupt.get("value") or {}],
+                (interrupt.get("value") or {}).get("review_configs") or [interrupt.get("value") or {}],
+                strict=False,
+            )
+            if (
+                text := progress(
+                    {"required": config.get("approvals_required"), "approved_by": config.get("approved_by")}
+                )
+            )
+        ]
+        more = f"; {'; '.join(counts)}" if counts else ""
+        out.print(
+            f"thread {thread} waits again: {len(waiting)} approval(s) pending{more} (hitl show {thread})"
+        )
     elif messages:
         out.print(f"thread {thread}: {messages[-1].get('content')}")
     else:

@@ -59,7 +59,12 @@ from hitl.trusted_state import (
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
-    from langchain.agents.middleware.human_in_the_loop import Action, Decision
+    from langchain.agents.middleware.human_in_the_loop import (
+        Action,
+        Decision,
+        RejectDecision,
+        RespondDecision,
+    )
     from langchain.agents.middleware.types import AgentState, ToolCallRequest
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
@@ -428,7 +433,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if decision["type"] == "edit":
             executed = decision["edited_action"]
             return self._apply_edit(request, executed), executed
-        return _answer_message(call, decision)
+        return _answer_message(call, cast("RejectDecision | RespondDecision", decision))
 
     def _tool_approval_request(
         self,

@@ -58,6 +58,10 @@ class PolicyCatalog:
                 gates.setdefault(name, []).append(gate)
         return cls(agent=agent, tools=frozenset(tools), gates={k: tuple(v) for k, v in gates.items()})
 
+    def approvals_needed(self, tool: str, args: Mapping[str, Any]) -> int:
+        """The most distinct approvers any gate of `tool` asks for a call with `args` (1 when ungated)."""
+        return max((gate.approvals_needed(args) for gate in self.gates.get(tool, ())), default=1)
+
 
 @dataclass(frozen=True)
 class Change:

@@ -10,7 +10,7 @@ path (an update, a `Send`, a fork) changes nothing.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hitl.seal import is_sealed, seal, sealed, verify
 
@@ -60,6 +60,17 @@ def sealed_receipts(current: list[Any] | None, update: list[Any] | None) -> list
     if len(kept) != len(update or []):
         logger.warning("dropped %d unsealed approval receipt(s)", len(update or []) - len(kept))
     return [*(current or []), *kept]
+
+
+def trusted_receipts(receipts: object, thread_id: str) -> list[ApprovalReceipt]:
+    """The sealed receipts of `thread_id` in a state value, in order (a planted one never counts)."""
+    if not isinstance(receipts, list):
+        return []
+    return [
+        cast("ApprovalReceipt", r)
+        for r in receipts
+        if is_sealed(RECEIPT, None, r) and isinstance(r, dict) and r.get("thread_id") == thread_id
+    ]
 
 
 def seal_allowance(allowance: Allowance) -> dict[str, Any]:

@@ -8,10 +8,11 @@ Records are built from the pending interrupt and the answer, so they hold what w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from hitl.contracts import ApprovalReceipt, AuditRecord
+from hitl.contracts import ApprovalReceipt, Approvals, AuditRecord
 from server import metrics
 from server.access import as_server
 
@@ -26,14 +27,40 @@ if TYPE_CHECKING:
 NAMESPACE = "audit"
 
 
-def receipts(accepted: list[Accepted], user: User) -> list[ApprovalReceipt]:
-    """One receipt per decided action: a batch yields one per tool call."""
+Quorum = Callable[[str, Mapping[str, Any]], int]
+"""(tool, args) -> how many distinct approvers the agent's policy asks for a call with those args."""
+
+
+def receipts(accepted: list[Accepted], user: User, quorum: Quorum | None = None) -> list[ApprovalReceipt]:
+    """One receipt per decided action: a batch yields one per tool call.
+
+    A decision on a call that needs several approvers carries `approvals`: who approved the
+    call's final args with this one (an edit starts again; `quorum` says how many its args need).
+    """
     now = datetime.now(UTC).isoformat()
     return [
-        receipt
+        _with_approvals(receipt, config, user.identity, quorum)
         for item in accepted
-        for receipt in _receipts_for(item.pending, item.answer, user.identity, user.roles, now)
+        for receipt, config in _receipts_for(item.pending, item.answer, user.identity, user.roles, now)
     ]
+
+
+def _with_approvals(
+    receipt: ApprovalReceipt, config: Mapping[str, Any], reviewer: str, quorum: Quorum | None
+) -> ApprovalReceipt:
+    required = config.get("approvals_required")
+    if not isinstance(required, int) or isinstance(required, bool):
+        return receipt
+    before = config.get("approved_by")
+    if receipt["decision"] == "approve" and isinstance(before, list):
+        people = [*(str(p) for p in before if p != reviewer), reviewer]
+    elif receipt["decision"] in {"approve", "edit"}:
+        people = [reviewer]
+    else:
+        people = []
+    if receipt["decision"] == "edit" and quorum is not None and receipt["final_args"] is not None:
+        required = quorum(receipt["tool"], receipt["final_args"])
+    return {**receipt, "approvals": Approvals(required=required, approved_by=people)}
 
 
 def refused(pending: list[Pending], resume: object, user: User, thread_id: str, reason: str) -> AuditRecord:
@@ -181,29 +208,36 @@ def _receipts_for(
     reviewer: str,
     roles: list[str],
     now: str,
-) -> list[ApprovalReceipt]:
+) -> list[tuple[ApprovalReceipt, Mapping[str, Any]]]:
+    """Each receipt of an answer with the review config it was decided under."""
     value = pending.value if isinstance(pending.value, dict) else {}
     base = {"interrupt_id": pending.id, "reviewer": reviewer, "roles": roles, "decided_at": now}
     if isinstance(value.get("action_requests"), list):
+        configs = value.get("review_configs") or []
         return [
-            _decision_receipt(base, action, decision)
-            for action, decision in zip(value["action_requests"], answer["decisions"], strict=True)
+            (_decision_receipt(base, action, decision), configs[i] if i < len(configs) else {})
+            for i, (action, decision) in enumerate(
+                zip(value["action_requests"], answer["decisions"], strict=True)
+            )
         ]
     if value.get("type") == "tool_approval":
-        return [_decision_receipt(base, value, answer)]
+        return [(_decision_receipt(base, value, answer), value)]
     approved = (
         answer.get("approved", answer.get("decision") == "approve") if isinstance(answer, dict) else False
     )
     return [
-        ApprovalReceipt(
-            **base,  # type: ignore[typeddict-item]
-            tool_call_id=str(value.get("tool_call_id", "")),
-            agent=str(value.get("agent", "")),
-            tool=pending.subject,
-            requested_args=dict(value.get("context") or {}),
-            decision="approve" if approved else "reject",
-            final_args=answer if isinstance(answer, dict) else {"answer": answer},
-            message=(answer.get("reason") or answer.get("message")) if isinstance(answer, dict) else None,
+        (
+            ApprovalReceipt(
+                **base,  # type: ignore[typeddict-item]
+                tool_call_id=str(value.get("tool_call_id", "")),
+                agent=str(value.get("agent", "")),
+                tool=pending.subject,
+                requested_args=dict(value.get("context") or {}),
+                decision="approve" if approved else "reject",
+                final_args=answer if isinstance(answer, dict) else {"answer": answer},
+                message=(answer.get("reason") or answer.get("message")) if isinstance(answer, dict) else None,
+            ),
+            {},
         )
     ]
 

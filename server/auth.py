@@ -8,20 +8,24 @@ decision, and attaches the receipts to the command so they land in the thread's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
 
+from hitl import quorum
 from hitl.agent_access import may_run, who_may_run
 from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
-from hitl.trusted_state import seal_allowance, seal_receipt
+from hitl.trusted_state import seal_allowance, seal_receipt, trusted_receipts
 from server import allowances, audit, claims, metrics, overrides, records, run_admission, run_starts
 from server.access import as_server, is_not_found, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import TokenRefused, User, directory, identify
+
+if TYPE_CHECKING:
+    from hitl.contracts import ApprovalReceipt
 
 auth = Auth()
 
@@ -179,9 +183,9 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     await _same_graph(str(thread_id), graph_id)
     if thread.get("status") == "busy":
         raise refuse(409, "This thread is running; try again when it pauses.")
-    pending = await _waiting(str(thread_id), admitted)
+    pending, receipts = await _waiting(str(thread_id), admitted)
     if admitted.resume:
-        await gate_resume(user, str(thread_id), owner, pending, command, graph_id=graph_id)
+        receipts += await gate_resume(user, str(thread_id), owner, pending, command, graph_id=graph_id)
     elif pending:
         waiting = ", ".join(p.subject for p in pending)
         raise refuse(
@@ -194,6 +198,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     await _claim_start(str(thread_id), value)
     _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
     _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
+    _approved_so_far(value, receipts)
     await _audit_rewrites(user, str(thread_id), graph_id, admitted)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
@@ -224,10 +229,7 @@ def _askers(pending: list[Pending], owner: object, user: User) -> set[str]:
 
 def _asked_by(value: Auth.types.RunsCreate, askers: set[str]) -> None:
     """Tell the run who asked for what it does (`hitl.caller.requested_by`); the server's word, always set."""
-    kwargs = value.get("kwargs")
-    config = kwargs.get("config") if isinstance(kwargs, dict) else None
-    if isinstance(config, dict):
-        config.setdefault("configurable", {})[REQUESTED_BY_KEY] = sorted(askers)
+    _tell_run(value, REQUESTED_BY_KEY, sorted(askers))
 
 
 def _customer(identity: object) -> User:
@@ -235,13 +237,22 @@ def _customer(identity: object) -> User:
     return User(identity=str(identity or ""), role="requester")
 
 
-def _act_for(value: Auth.types.RunsCreate, person: User) -> None:
-    """Tell the run whose records it works on (`hitl.caller.acting_for`): the thread's owner."""
+def _tell_run(value: Auth.types.RunsCreate, key: str, told: object) -> None:
+    """Set the server's word `told` under `key` in the run's `configurable` (clients may not set hitl_*)."""
     kwargs = value.get("kwargs")
     config = kwargs.get("config") if isinstance(kwargs, dict) else None
     if isinstance(config, dict):
-        configurable = config.setdefault("configurable", {})
-        configurable[ACTING_FOR_KEY] = {"identity": person.identity, "roles": person.roles}
+        config.setdefault("configurable", {})[key] = told
+
+
+def _act_for(value: Auth.types.RunsCreate, person: User) -> None:
+    """Tell the run whose records it works on (`hitl.caller.acting_for`): the thread's owner."""
+    _tell_run(value, ACTING_FOR_KEY, {"identity": person.identity, "roles": person.roles})
+
+
+def _approved_so_far(value: Auth.types.RunsCreate, receipts: list[ApprovalReceipt]) -> None:
+    """Tell the run who approved each call that needs several approvers (`hitl.quorum`), from the receipts."""
+    _tell_run(value, quorum.APPROVALS_KEY, quorum.tally(receipts))
 
 
 async def _first_run(
@@ -252,6 +263,7 @@ async def _first_run(
     value.setdefault("metadata", {})["owner"] = user.identity
     _act_for(value, user)
     _asked_by(value, {user.identity})
+    _approved_so_far(value, [])
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
     await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)
@@ -291,8 +303,8 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     command: dict[str, Any],
     *,
     graph_id: str | None = None,
-) -> None:
-    """Check, claim, audit and receipt one resume; raise an HTTP refusal otherwise.
+) -> list[ApprovalReceipt]:
+    """Check, claim, audit and receipt one resume (its receipts); raise an HTTP refusal otherwise.
 
     Used by the auth handler for people and by the watcher for the system actor, so both
     pass the same checks. The claim (all or nothing, in the shared database: `server.claims`)
@@ -317,7 +329,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
             get_client(), [audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)]
         )
         raise refuse(refusal.status, refusal.message) from None
-    receipts = audit.receipts(accepted, user)
+    receipts = audit.receipts(accepted, user, catalog.approvals_needed if catalog else None)
     given = command.get("update")
     update: dict[str, Any] = given if isinstance(given, dict) else {}
     command["update"] = {
@@ -336,6 +348,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
             *(audit.allowance_change(thread_id, a, user, "allow") for a in allowed),
         ],
     )
+    return receipts
 
 
 def _no_rewrites(user: User, command: dict[str, Any]) -> None:
@@ -353,14 +366,23 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
         raise
 
 
-async def _waiting(thread_id: str, admitted: run_admission.Admitted) -> list[Pending]:
-    """What waits on the checkpoint a run starts from (escalations applied); new ids checked."""
+async def _waiting(
+    thread_id: str, admitted: run_admission.Admitted
+) -> tuple[list[Pending], list[ApprovalReceipt]]:
+    """What waits on the checkpoint a run starts from (escalations applied), and its sealed receipts.
+
+    New message ids are checked against that checkpoint.
+    """
     state = await _state(thread_id, admitted.fork)
     try:
         run_admission.check_new_message_ids(admitted.message_ids, state)
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
-    return await records.escalated(thread_id, Pending.from_state(state))
+    values = state.get("values")
+    receipts = trusted_receipts(
+        values.get("approval_receipts") if isinstance(values, dict) else None, thread_id
+    )
+    return await records.escalated(thread_id, Pending.from_state(state)), receipts
 
 
 async def _state(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:

@@ -105,6 +105,7 @@ def rows_of(
                 "created_at": since,
                 "deadline": escalation.deadline.isoformat() if escalation else pending.deadline,
                 "escalated": pending.escalated_to is not None,
+                **({"approvals": action["approvals"]} if action.get("approvals") else {}),
             }
             kept = IndexedRow(row_key(row), row["agent"], row["graph_id"], row["tool"], deciders, owner)
             rows.append((row, kept))
@@ -130,6 +131,7 @@ def actions_of(pending: Pending) -> list[dict[str, Any]]:
                 "args": action.get("args", {}),
                 "description": action.get("description", ""),
                 "allowed_decisions": (configs[i] if i < len(configs) else {}).get("allowed_decisions", []),
+                "approvals": _approvals(configs[i] if i < len(configs) else {}),
             }
             for i, action in enumerate(value["action_requests"])
         ]
@@ -143,8 +145,20 @@ def actions_of(pending: Pending) -> list[dict[str, Any]]:
             "args": value.get("args") or value.get("context") or {},
             "description": value.get("description") or value.get("title") or value.get("message") or "",
             "allowed_decisions": value.get("allowed_decisions") or [],
+            "approvals": _approvals(value),
         }
     ]
+
+
+def _approvals(config: object) -> dict[str, Any] | None:
+    """A quorum's progress as an inbox row shows it: `{"required": 2, "approved_by": [...]}`, else None."""
+    if not isinstance(config, dict) or not isinstance(required := config.get("approvals_required"), int):
+        return None
+    approved = config.get("approved_by")
+    return {
+        "required": required,
+        "approved_by": [str(p) for p in approved] if isinstance(approved, list) else [],
+    }
 
 
 async def interrupted_threads(client: LangGraphClient) -> AsyncIterator[dict[str, Any]]:

@@ -150,6 +150,7 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
         _validate(item)
     for item in answers:
         _not_self_approved(item, user)
+        _not_approved_twice(item, user)
     for item in answers:
         for name, requested, edited in _edits(item):
             _authorise_edit(policy, user, owner, name, requested, edited)
@@ -190,6 +191,39 @@ def _not_self_approved(item: Accepted, user: User) -> None:
             f"{user.identity} asked for {', '.join(own)}, so someone else must approve it "
             "(separation of duties); a reject withdraws it.",
         )
+
+
+def _not_approved_twice(item: Accepted, user: User) -> None:
+    """Refuse (403) a second approve by someone who already approved these args (a quorum counts people).
+
+    `approved_by` is written by the gate into each round of a call that needs several approvers;
+    an edit by one of them is allowed: it starts the count again on the edited args.
+    """
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    answer = item.answer if isinstance(item.answer, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        pairs = zip(
+            value["action_requests"],
+            value.get("review_configs") or [],
+            answer.get("decisions") or [],
+            strict=False,
+        )
+        rounds = [
+            (str(a.get("name")), c, d) for a, c, d in pairs if isinstance(c, dict) and isinstance(d, dict)
+        ]
+    elif value.get("type") == "tool_approval":
+        rounds = [(item.pending.subject, value, answer)]
+    else:
+        rounds = []
+    for name, config, decision in rounds:
+        approved = config.get("approved_by")
+        if decision.get("type") == "approve" and isinstance(approved, list) and user.identity in approved:
+            needed = config.get("approvals_required")
+            raise ResumeRefused(
+                403,
+                f"{user.identity} already approved this {name}; it needs {needed} different approvers "
+                f"({len(approved)} of {needed} so far: {', '.join(str(p) for p in approved)}).",
+            )
 
 
 def _four_eyes(config: object) -> bool:

@@ -70,7 +70,7 @@ def start_dev_server(
         "LANGGRAPH_NO_VERSION_CHECK": "true",
         "DATA_DIR": str(data),
         "MODEL": "scripted",
-        "HITL_USERS": dev_users(),
+        "HITL_USERS": f"{dev_users()},{TEST_USERS}",
         "HITL_DEV_MODE": "true",  # the dev-* tokens of .env.example work only in dev mode
         **(env_overrides or {}),
     }
@@ -121,8 +121,12 @@ DEV_TOKENS = {
     "requester2": "dev-requester2",
     "reviewer1": "dev-reviewer1",
     "supervisor1": "dev-supervisor1",
+    "supervisor2": "dev-supervisor2",
 }
 """The dev users of `.env.example` and their bearer tokens."""
+TEST_USERS = "supervisor3:supervisor:test-supervisor3"
+"""A third supervisor the test servers add to the dev users (two rival second approvers of a quorum)."""
+TOKENS = {**DEV_TOKENS, "supervisor3": "test-supervisor3"}
 
 
 @asynccontextmanager
@@ -131,7 +135,7 @@ async def user_clients(url: str) -> AsyncIterator[Callable[[str], LangGraphClien
     opened: list[LangGraphClient] = []
 
     def make(user: str) -> LangGraphClient:
-        sdk = get_client(url=url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
+        sdk = get_client(url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
         opened.append(sdk)
         return sdk
 

@@ -6,6 +6,7 @@ and the deployer included) gates writing files; `file_manager` gates reading the
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from hitl.policy import Policy, ToolGate
@@ -15,6 +16,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from hitl.contracts import DecisionType
+
+
+SCHEMA_CHANGE = re.compile(r"\b(drop|truncate|alter)\b", re.IGNORECASE)
+"""SQL that changes or drops tables (anywhere in the text: comments and strings count too)."""
+
+
+def sql_approvals(args: Mapping[str, Any]) -> int:
+    """Two different people approve SQL that changes the schema; one approves other writes."""
+    return 2 if SCHEMA_CHANGE.search(str(args["query"])) else 1
 
 
 def _describe_write(_name: str, args: Mapping[str, Any]) -> str:
@@ -43,13 +53,14 @@ def delete_file_gate() -> ToolGate:
 
 
 def ops_policy() -> Policy:
-    """The `ops` agent's policy; `read_data` and SELECTs run without a person."""
+    """The `ops` agent's policy; `read_data` and SELECTs run without a person, DROP/TRUNCATE/ALTER two."""
     return {
         **file_write_policy(),
         "execute_sql": ToolGate(
             allowed_decisions=("approve", "reject"),
             when=lambda args: not is_read_only(str(args["query"])),
             description=lambda _n, a: f"Run SQL: {a['query']}",
+            approvals_required=sql_approvals,
         ),
         "delete_file": delete_file_gate(),
     }

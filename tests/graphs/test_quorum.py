@@ -23,7 +23,7 @@ def only_interrupt(result):
 
 
 def test_a_dual_control_refund_pauses_again_after_the_first_approve(support_agent, services):
-    """2,400 > 2,000: the first approve leaves it pending "1 of 2" (a new interrupt id); the second runs it."""
+    """2,400 > 2,000: the first approve leaves it pending "1 of 2" (a new interrupt id); the second runs."""
     chat = support_agent()
     first = only_interrupt(chat.say(phrases.refund_in_full("A4096")))
     config = first.value["review_configs"][0]
@@ -110,7 +110,7 @@ def test_the_refund_specialist_asks_two_approvers_too(support_agent, services):
 
 
 def test_a_server_run_needs_the_servers_names_for_the_quorum(support_agent, services):
-    """An authenticated caller (a server run): two approving rounds without two named approvers run nothing."""
+    """An authenticated caller (a server run): approving rounds without two named approvers run nothing."""
     chat = support_agent()
     chat.say(phrases.refund_in_full("A4096"))
     as_server = {
@@ -163,3 +163,41 @@ def test_tally_counts_distinct_approvers_of_the_current_args():
 
 def test_an_order_is_added_for_the_demo(services):
     assert services.orders.get("A4096")["amount"] == 2400.0
+
+
+def test_per_call_schema_changing_sql_needs_two_approving_rounds(ops_agent, services):
+    """ops (per-call): DROP TABLE asks twice, by new interrupt ids, and runs once after the second approve."""
+    chat = ops_agent()
+    with services.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE scratch_quorum (n INTEGER)")
+    first = only_interrupt(chat.say(phrases.run_sql("DROP TABLE scratch_quorum")))
+    assert (first.value["type"], first.value["approvals_required"], first.value["approved_by"]) == (
+        "tool_approval",
+        2,
+        [],
+    )
+    second = only_interrupt(chat.resume({first.id: {"type": "approve"}}))
+    assert second.id != first.id
+    assert second.value["args"] == first.value["args"]
+    assert services.sql.writes() == 0
+    assert chat.resume({second.id: {"type": "approve"}}).interrupts == ()
+    assert services.sql.writes() == 1
+
+
+def test_per_call_reject_in_the_second_round_runs_nothing(ops_agent, services):
+    chat = ops_agent()
+    first = only_interrupt(chat.say(phrases.run_sql("TRUNCATE TABLE refunds")))
+    second = only_interrupt(chat.resume({first.id: {"type": "approve"}}))
+    assert chat.resume({second.id: {"type": "reject", "message": "Not today"}}).interrupts == ()
+    assert services.sql.writes() == 0
+    assert "Not today" in chat.last_words()
+
+
+def test_per_call_other_writes_need_one_approval(ops_agent, services):
+    chat = ops_agent()
+    first = only_interrupt(
+        chat.say(phrases.run_sql("UPDATE orders SET status = 'late' WHERE order_id = 'A2048'"))
+    )
+    assert "approvals_required" not in first.value
+    assert chat.resume({first.id: {"type": "approve"}}).interrupts == ()
+    assert services.sql.writes() == 1

@@ -19,7 +19,7 @@ from psycopg import sql
 
 from server.replicas import LANGHOST, POSTGRES, ReplicaSet
 from services.registry import Services
-from tests.devserver import DEV_TOKENS, dev_users
+from tests.devserver import TEST_USERS, TOKENS, dev_users
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator
@@ -39,7 +39,7 @@ def replicas(tmp_path_factory, replica_env) -> Iterator[ReplicaSet]:
     if not LANGHOST.exists():
         pytest.fail(f"{LANGHOST} is missing: `make .venv-replicas/.installed` installs the replica engine")
     env = {
-        "HITL_USERS": dev_users(),
+        "HITL_USERS": f"{dev_users()},{TEST_USERS}",
         "HITL_DEV_MODE": "true",
         "MODEL": "scripted",
         **replica_env,
@@ -71,9 +71,7 @@ def business(replicas) -> Iterator[Services]:
 
 def http(url: str, user: str) -> httpx.AsyncClient:
     """A plain HTTP client of replica `url` acting as dev user `user`."""
-    return httpx.AsyncClient(
-        base_url=url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"}, timeout=60
-    )
+    return httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"}, timeout=60)
 
 
 async def until(check: Callable[[], Awaitable[Any]], seconds: float = 60, every: float = 0.05) -> Any:

@@ -55,6 +55,52 @@ async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, busi
             assert len(receipts) == 1, receipts
 
 
+async def test_rival_second_approvals_of_a_quorum_on_both_replicas_have_one_outcome(replicas, business):
+    """10 dual-control refunds, rival second approvals on A and B: 200 and 409, one refund each.
+
+    supervisor1 approves on A and B's inbox lists "1 of 2"; then supervisor2 on A and supervisor3
+    on B approve round 2 at the same moment. Two accepted records each: supervisor1's and the winner's.
+    """
+    a, b = replicas.urls
+    async with (
+        http(a, "requester1") as requester,
+        http(a, "supervisor1") as first,
+        http(a, "supervisor2") as on_a,
+        http(b, "supervisor3") as on_b,
+    ):
+        orders = [add_order(business, 2400 + i) for i in range(10)]
+        paused = await asyncio.gather(*(pause_refund(requester, o) for o in orders))
+        statuses = []
+        for thread_id, interrupt_id in paused:
+            (
+                await first.post(f"/threads/{thread_id}/runs/wait", json=approve(interrupt_id))
+            ).raise_for_status()
+            row = await until(lambda t=thread_id: _quorum_row(on_b, t))
+            assert row["approvals"] == {"required": 2, "approved_by": ["supervisor1"]}
+            body = approve(row["interrupt_id"])
+            answers = await asyncio.gather(
+                on_a.post(f"/threads/{thread_id}/runs", json=body),
+                on_b.post(f"/threads/{thread_id}/runs", json=body),
+            )
+            statuses.append(sorted(r.status_code for r in answers))
+        assert statuses == [[200, 409]] * len(orders)
+        for order_id, (thread_id, _) in zip(orders, paused, strict=True):
+            await until(lambda t=thread_id: _settled(on_a, t))
+            assert len(business.payments.refunds_for(order_id)) == 1, order_id
+            accepted = [r for r in await audit(on_b, thread_id) if r["outcome"] == "accepted"]
+            assert [r["reviewer"] for r in accepted] in (
+                ["supervisor1", "supervisor2"],
+                ["supervisor1", "supervisor3"],
+            ), accepted
+
+
+async def _quorum_row(client, thread_id: str) -> dict | None:
+    """The inbox row of `thread_id` once it shows a quorum under way (one approval in)."""
+    response = await client.get("/inbox", params={"limit": 500})
+    rows = [r for r in response.json()["items"] if r["thread_id"] == thread_id and r.get("approvals")]
+    return next((r for r in rows if r["approvals"]["approved_by"]), None)
+
+
 async def test_two_messages_on_one_thread_through_both_replicas_never_run_at_once(replicas, business):
     """20 rounds, a message sent to A and B at once on an idle thread: never two runs in flight.
 

@@ -47,6 +47,29 @@ def test_run_then_approve_from_the_terminal(server, server_order, server_service
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [640.0]
 
 
+def test_two_supervisors_approve_a_dual_control_refund_from_the_terminal(
+    server, server_order, server_services
+):
+    """2,400: supervisor1 approves 1 of 2 (approve, show, inbox say so); again: 403; supervisor2 ends it."""
+    order_id = server_order(2400)
+    thread = run_json(server, phrases.refund_in_full(order_id))["thread_id"]
+
+    first = hitl(server, "dev-supervisor1", "approve", thread).stdout
+    assert "waits again: 1 approval(s) pending; issue_refund 1 of 2 approvals: supervisor1" in first
+    assert "[1 of 2 approvals: supervisor1]" in hitl(server, "dev-supervisor1", "show", thread).stdout
+    assert (
+        "1 of 2 approvals: supervisor1" in hitl(server, "dev-supervisor2", "inbox", "--limit", "500").stdout
+    )
+    again = hitl(server, "dev-supervisor1", "approve", thread, check=False)
+    assert again.returncode != 0
+    assert "supervisor1 already approved this issue_refund" in again.stderr
+    assert server_services.payments.refunds_for(order_id) == []
+
+    done = hitl(server, "dev-supervisor2", "approve", thread)
+    assert f"Refunded 2400 on order {order_id}" in done.stdout
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [2400.0]
+
+
 def test_edit_reject_and_respond(server, server_order, server_services):
     """edit with --args, reject with --rest, respond to ask_user: each does exactly what it says."""
     edited = server_order(400)

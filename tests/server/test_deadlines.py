@@ -66,6 +66,15 @@ async def until(check, seconds: float = 60):
     pytest.fail("condition not reached in time")
 
 
+async def until_idle(client, thread_id: str) -> None:
+    """Wait (bounded) until the thread has finished running."""
+
+    async def idle():
+        return (await client.threads.get(thread_id))["status"] == "idle"
+
+    await until(idle)
+
+
 async def test_a_pause_sends_a_notice_after_retries(as_user, short_server, receiver):
     """notice: the receiver fails twice, the third attempt delivers thread, agent, tool and links."""
     services = short_server.services
@@ -134,16 +143,31 @@ async def test_an_escalation_that_also_expires_is_rejected(as_user, short_server
     order_id = add_order(short_server.services, 310)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
 
-    async def finished():
-        return (await requester.threads.get(thread_id))["status"] == "idle"
-
-    await until(finished)
+    await until_idle(requester, thread_id)
     assert short_server.services.payments.refunds_for(order_id) == []
     records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
     assert [(r["reviewer"], r["decision"]) for r in records] == [
         ("system", "escalated"),
         ("system", "reject"),
     ]
+
+
+async def test_a_quorum_left_at_one_of_two_expires_on_the_round_that_is_pending(as_user, short_server):
+    """dual control: supervisor1 approves 2,400, nobody else: round 2 escalates, then is rejected."""
+    requester, supervisor = as_user("requester1"), as_user("supervisor1")
+    order_id = add_order(short_server.services, 2400)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))
+
+    await until_idle(requester, thread_id)
+    assert short_server.services.payments.refunds_for(order_id) == []
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"]) for r in records] == [
+        ("supervisor1", "approve"),
+        ("system", "escalated"),
+        ("system", "reject"),
+    ]
+    assert records[0]["approvals"] == {"required": 2, "approved_by": ["supervisor1"]}
 
 
 async def test_an_answer_racing_the_expiry_has_one_outcome(as_user, short_server):
@@ -156,10 +180,7 @@ async def test_an_answer_racing_the_expiry_has_one_outcome(as_user, short_server
     with contextlib.suppress(httpx.HTTPStatusError):  # losing the race to the watcher is one outcome
         await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
 
-    async def finished():
-        return (await requester.threads.get(thread_id))["status"] == "idle"
-
-    await until(finished)
+    await until_idle(requester, thread_id)
     records = [
         r for r in (await requester.http.get(f"/audit/{thread_id}"))["records"] if r["outcome"] == "accepted"
     ]
@@ -186,10 +207,7 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
             url=second.url, headers={"Authorization": "Bearer dev-requester1"}
         ) as requester:
 
-            async def finished():
-                return (await requester.threads.get(thread_id))["status"] == "idle"
-
-            await until(finished)
+            await until_idle(requester, thread_id)
             records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
             assert [(r["reviewer"], r["decision"]) for r in records][-1] == ("system", "reject")
         assert second.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []

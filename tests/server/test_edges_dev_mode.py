@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.devserver import DEV_TOKENS, start_dev_server, stop
+from tests.devserver import TOKENS, start_dev_server, stop
 
 pytestmark = pytest.mark.server
 
@@ -57,4 +57,4 @@ def test_in_dev_mode_loopback_is_offered_the_dev_users(server):
     """dev mode on (the session's server), request over loopback: every dev user with the token."""
     answer = httpx.get(f"{server.url}/app-config")
     assert answer.status_code == 200
-    assert {u["name"]: u["token"] for u in answer.json()["dev_users"]} == DEV_TOKENS
+    assert {u["name"]: u["token"] for u in answer.json()["dev_users"]} == TOKENS
