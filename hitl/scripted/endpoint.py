@@ -5,7 +5,8 @@
 network. It is a test double of a provider, not a model server for real use.
 
 Faults: `POST /faults {"fault": ..., "times": n}` arms one for the next n completions (any
-client), the header `X-Scripted-Fault` fails one request; `GET /faults` counts what was served.
+client), the header `X-Scripted-Fault` fails one request; `GET /faults` counts what was served
+(requests, streamed ones, faults).
 """
 
 from __future__ import annotations
@@ -88,7 +89,10 @@ class ScriptedProvider:
         except ValueError:
             return _error(400, "invalid_request_error", "the body is not JSON")
         fault = self.faults.next_fault(request)
-        self.faults.served.update(["requests", *([fault] if fault else [])])
+        streamed = isinstance(body, dict) and bool(body.get("stream"))
+        self.faults.served.update(
+            ["requests", *(["streamed"] if streamed else []), *([fault] if fault else [])]
+        )
         if fault == "rate_limit":
             return _error(429, "rate_limit_exceeded", "Rate limit reached for scripted (a fault on request).")
         if fault == "server_error":
