@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
@@ -193,3 +194,45 @@ def test_the_cli_serves_the_endpoint_on_the_port_asked_for(tmp_path):
         assert "scripted model" in reply.text
     finally:
         stop(process)
+
+
+def test_a_fault_header_fails_one_request_and_arms_nothing(through_the_wire):
+    """X-Scripted-Fault: that request gets a 429 with Retry-After; the next one is answered."""
+    model = ChatOpenAI(
+        model="scripted",
+        base_url=through_the_wire.base_url,
+        api_key="dummy",
+        max_retries=0,
+        default_headers={"X-Scripted-Fault": "rate_limit"},
+    )
+    with pytest.raises(openai.RateLimitError, match="429"):
+        model.invoke("hello")
+    response = httpx.post(
+        f"{through_the_wire.base_url}/chat/completions",
+        json={"messages": [{"role": "user", "content": "hello"}]},
+        headers={"X-Scripted-Fault": "server_error"},
+        timeout=5,
+    )
+    assert (response.status_code, response.headers["retry-after-ms"]) == (500, "20")
+    assert through_the_wire.faults.armed == []
+    assert (
+        "scripted model"
+        in ChatOpenAI(model="scripted", base_url=through_the_wire.base_url, api_key="d").invoke("hi").text
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"fault": "meteor"},
+        {"fault": "timeout", "times": 0},
+        {"fault": "rate_limit", "times": "2"},
+        ["rate_limit"],
+    ],
+)
+def test_arming_an_unknown_fault_is_refused(through_the_wire, body):
+    """POST /faults: 400 naming what is allowed; nothing is armed."""
+    response = httpx.post(f"{through_the_wire.url}/faults", json=body, timeout=5)
+    assert response.status_code == 400
+    assert "fault" in response.json()["error"]["message"] or "times" in response.json()["error"]["message"]
+    assert httpx.get(f"{through_the_wire.url}/faults", timeout=5).json()["armed"] == []
