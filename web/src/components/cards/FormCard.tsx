@@ -1,6 +1,6 @@
 /** A tool's own form (e.g. flight booking), generated from the interrupt's response_schema. */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
-import { Json } from "../Json";
+import { ArgsTable } from "../ArgsTable";
 import { SchemaForm } from "../SchemaForm";
 import { CardFrame } from "./CardFrame";
 
@@ -10,8 +10,7 @@ export function FormCard({ item, submit, busy }: { item: FormItem; submit: Appro
   const { value, responseSchema } = item;
   return (
     <CardFrame kind={item.kind} interruptId={item.id} title={value.title} agent={value.agent} status={item.status} deadline={item.deadline}>
-      <p className="muted">form: {value.form}</p>
-      {value.context && <Json value={value.context} testId="form-context" />}
+      {value.context && <ArgsTable args={value.context} testId="form-context" />}
       {responseSchema ? (
         <SchemaForm
           schema={responseSchema}
