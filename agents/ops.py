@@ -55,7 +55,7 @@ def make_graph(
         model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
-        policy=ops_policy(),
+        interrupt_on=ops_policy(),
         subagents=subagents,
         interrupt_mode="per_call",
         checkpointer=checkpointer,
@@ -67,7 +67,7 @@ def make_graph(
 def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
     """The tools and gates a run's policy override may name for `ops`."""
     tools, subagents = _parts(default_services, Workspace((settings or get_settings()).workspace_dir))
-    return catalog_of(NAME, tools=tools, policy=ops_policy(), subagents=subagents)
+    return catalog_of(NAME, tools=tools, interrupt_on=ops_policy(), subagents=subagents)
 
 
 def _parts(

@@ -45,14 +45,14 @@ def make_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `support` agent; defaults come from the settings."""
     settings = settings or get_settings()
-    tools, policy, subagents = _parts(settings, (lambda: services) if services else default_services)
+    tools, interrupt_on, subagents = _parts(settings, (lambda: services) if services else default_services)
     return build_deep_agent(
         NAME,
         settings=settings,
         model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
-        policy=policy,
+        interrupt_on=interrupt_on,
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
@@ -61,8 +61,8 @@ def make_graph(
 
 def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
     """The tools and gates a run's policy override may name for `support`."""
-    tools, policy, subagents = _parts(settings or get_settings(), default_services)
-    return catalog_of(NAME, tools=tools, policy=policy, subagents=subagents)
+    tools, interrupt_on, subagents = _parts(settings or get_settings(), default_services)
+    return catalog_of(NAME, tools=tools, interrupt_on=interrupt_on, subagents=subagents)
 
 
 def _parts(

@@ -53,7 +53,7 @@ def make_graph(
         model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=own,
-        policy=travel_policy(lookup),
+        interrupt_on=travel_policy(lookup),
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
@@ -63,7 +63,7 @@ def make_graph(
 def policy_catalog(_settings: Settings | None = None) -> PolicyCatalog:
     """The tools and gates a run's policy override may name for `travel`."""
     own, subagents = _parts(default_services)
-    return catalog_of(NAME, tools=own, policy=travel_policy(default_services), subagents=subagents)
+    return catalog_of(NAME, tools=own, interrupt_on=travel_policy(default_services), subagents=subagents)
 
 
 def _parts(services: Callable[[], Services]) -> tuple[list[BaseTool], list[SubagentSpec]]:

@@ -1,50 +1,85 @@
-"""Build a Deep Agent whose every agent and subagent is gated by its own `ApprovalGate`.
+"""Deep Agents whose every agent and subagent is gated by its own `ApprovalGate`.
 
-`create_deep_agent(interrupt_on=...)` would add the stock middleware; we pass our gate in
-`middleware=` instead, and give the general-purpose subagent the parent's gate explicitly,
-because a custom gate is not inherited by it on its own.
+`create_deep_agent` is a drop-in for Deep Agents' own: same call, but the `interrupt_on` of
+the agent and of each subagent (`hitl.interrupt_on`) goes to our gate instead of the stock
+middleware, and the general-purpose subagent gets the parent's gate explicitly, because a
+custom gate is not inherited by it on its own. `build_deep_agent` builds our served agents
+from `SubagentSpec`s through it. Not for policies: those are in `hitl.policies`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from deepagents import SubAgent, create_deep_agent
-from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
+from deepagents import AsyncSubAgent, CompiledSubAgent
+from deepagents import create_deep_agent as stock_create_deep_agent
+from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SubAgent
+from langchain.agents.middleware import HumanInTheLoopMiddleware
+from langchain_core.tools import BaseTool, tool
 
 from hitl.contracts import RunContext
 from hitl.deadlines import Deadline
 from hitl.gate import ApprovalGate
+from hitl.interrupt_on import inherited, read_interrupt_on
 from hitl.malformed_calls import MalformedCallRetry
 from hitl.models import make_model
 from hitl.overrides import PolicyCatalog
+from hitl.settings import get_settings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from deepagents import DeepAgentState, FilesystemPermission
     from deepagents.backends.protocol import BackendProtocol
+    from langchain.agents.middleware.types import AgentMiddleware
+    from langchain.agents.structured_output import ResponseFormat
     from langchain_core.language_models import BaseChatModel
-    from langchain_core.tools import BaseTool
+    from langchain_core.messages import SystemMessage
+    from langgraph.cache.base import BaseCache
     from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
     from langgraph.types import Checkpointer
 
     from hitl.contracts import InterruptMode
+    from hitl.interrupt_on import InterruptOn
     from hitl.policy import Policy
     from hitl.settings import Settings
+
+DEFAULT_AGENT_NAME = "agent"
+"""What interrupts call an agent built without a `name`."""
+SUBAGENT_KEYS = (*SubAgent.__annotations__, "description_prefix")
+"""What a declarative subagent dict may hold: Deep Agents' `SubAgent` keys, and our `description_prefix`."""
+
+AnyTool = BaseTool | Callable[..., Any] | dict[str, Any]
+AnySubagent = SubAgent | CompiledSubAgent | AsyncSubAgent | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class SubagentSpec:
-    """A subagent: its tools and its own policy (which replaces the parent's)."""
+    """A subagent: its tools and its own `interrupt_on` (which replaces the parent's)."""
 
     name: str
     description: str
     system_prompt: str
     tools: Sequence[BaseTool]
-    policy: Policy
+    interrupt_on: InterruptOn
     description_prefix: str | None = None
     """What a reviewer reads first for a gated call without its own description."""
+
+    def as_subagent(self) -> dict[str, Any]:
+        """The spec as the subagent dict `create_deep_agent` takes."""
+        spec: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "system_prompt": self.system_prompt,
+            "tools": list(self.tools),
+            "interrupt_on": self.interrupt_on,
+        }
+        if self.description_prefix:
+            spec["description_prefix"] = self.description_prefix
+        return spec
 
 
 def asks_before_acting(agent: str) -> str:
@@ -53,12 +88,22 @@ def asks_before_acting(agent: str) -> str:
 
 
 def policy_catalog(
-    name: str, *, tools: Sequence[BaseTool], policy: Policy, subagents: Sequence[SubagentSpec] = ()
+    name: str,
+    *,
+    tools: Sequence[BaseTool],
+    interrupt_on: InterruptOn,
+    subagents: Sequence[SubagentSpec] = (),
 ) -> PolicyCatalog:
     """What a run's policy override may name for this agent (it reaches every subagent too)."""
     return PolicyCatalog.of(
         name,
-        [((t.name for t in tools), policy), *(((t.name for t in s.tools), s.policy) for s in subagents)],
+        [
+            ((t.name for t in tools), read_interrupt_on(interrupt_on, agent=name)),
+            *(
+                ((t.name for t in s.tools), read_interrupt_on(s.interrupt_on, agent=s.name))
+                for s in subagents
+            ),
+        ],
     )
 
 
@@ -69,14 +114,14 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     model: BaseChatModel | None = None,
     system_prompt: str,
     tools: Sequence[BaseTool],
-    policy: Policy,
+    interrupt_on: InterruptOn,
     subagents: Sequence[SubagentSpec] = (),
     interrupt_mode: InterruptMode = "batched",
     checkpointer: Checkpointer | None = None,
     backend: BackendProtocol | None = None,
     description_prefix: str | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """A Deep Agent named `name` whose tools and subagents all follow their policies.
+    """A Deep Agent named `name` whose tools and subagents are all gated by their `interrupt_on`.
 
     `backend` is where the built-in file tools of the agent and every subagent work
     (Deep Agents' in-state files when None). `settings` supply the model when none is given
@@ -85,66 +130,221 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     call without its own description (default: "<name> asks before acting"). A run may pass
     a policy override as `context={"policy": ...}` (`RunContext`).
     """
-    model = model or make_model(settings)
-    default_deadline = Deadline(settings.approval_deadline_seconds)
-
-    def gate(
-        agent: str,
-        agent_tools: Sequence[BaseTool],
-        agent_policy: Policy,
-        prefix: str | None = None,
-        catalog: PolicyCatalog | None = None,
-    ) -> ApprovalGate:
-        return ApprovalGate(
-            agent,
-            agent_policy,
-            agent_tools,
-            interrupt_mode=interrupt_mode,
-            default_deadline=default_deadline,
-            description_prefix=prefix or asks_before_acting(agent),
-            run_policy_catalog=catalog,
-        )
-
-    general_purpose: SubAgent = {
-        "name": GENERAL_PURPOSE_SUBAGENT["name"],
-        "description": GENERAL_PURPOSE_SUBAGENT["description"],
-        "system_prompt": GENERAL_PURPOSE_SUBAGENT["system_prompt"],
-        "tools": list(tools),
-        "middleware": [gate(GENERAL_PURPOSE_SUBAGENT["name"], tools, policy), MalformedCallRetry()],
-    }
-    specs: list[SubAgent] = [
-        general_purpose,
-        *(
-            SubAgent(
-                name=spec.name,
-                description=spec.description,
-                system_prompt=spec.system_prompt,
-                tools=list(spec.tools),
-                middleware=[
-                    gate(spec.name, spec.tools, spec.policy, spec.description_prefix),
-                    MalformedCallRetry(),
-                ],
-            )
-            for spec in subagents
-        ),
-    ]
     return create_deep_agent(
         model,
         list(tools),
         system_prompt=system_prompt,
-        middleware=[
-            gate(
-                name,
-                tools,
-                policy,
-                description_prefix,
-                policy_catalog(name, tools=tools, policy=policy, subagents=subagents),
-            ),
-            MalformedCallRetry(),
-        ],
-        subagents=specs,
+        subagents=[spec.as_subagent() for spec in subagents],
+        interrupt_on=interrupt_on,
         context_schema=RunContext,
         checkpointer=checkpointer,
         backend=backend,
         name=name,
+        interrupt_mode=interrupt_mode,
+        description_prefix=description_prefix,
+        settings=settings,
     )
+
+
+def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours after them)
+    model: str | BaseChatModel | None = None,
+    tools: Sequence[AnyTool] | None = None,
+    *,
+    system_prompt: str | SystemMessage | None = None,
+    middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    subagents: Sequence[AnySubagent] | None = None,
+    skills: list[str] | None = None,
+    memory: list[str] | None = None,
+    permissions: list[FilesystemPermission] | None = None,
+    backend: BackendProtocol | None = None,
+    interrupt_on: InterruptOn | None = None,
+    response_format: ResponseFormat[Any] | type[Any] | dict[str, Any] | None = None,
+    state_schema: type[DeepAgentState] | None = None,
+    context_schema: type[Any] | None = None,
+    checkpointer: Checkpointer | None = None,
+    store: BaseStore | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    cache: BaseCache | None = None,
+    interrupt_mode: InterruptMode = "batched",
+    description_prefix: str | None = None,
+    settings: Settings | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Deep Agents' `create_deep_agent`, with `interrupt_on` enforced by `ApprovalGate`s.
+
+    Every parameter Deep Agents has means what it means there, except that `interrupt_on`
+    (here and in each declarative subagent dict) also takes our keys or a `ToolGate` per tool
+    (`hitl.interrupt_on`), and names only tools the agent has. As in Deep Agents, a subagent
+    without its own `interrupt_on` inherits the parent's (for the tools it has). Ours, after
+    them: `interrupt_mode` ("batched" or "per_call", for every gate), `description_prefix`
+    (what a reviewer reads first for a call without its own description; default "<name> asks
+    before acting"; a subagent dict may carry its own) and `settings` (the model when none is
+    given, and the deadline of gated calls whose policy names none; default: the environment).
+    A run may pass a policy override as `context={"policy": ...}` (`RunContext` is the default
+    `context_schema`).
+
+    Raises:
+        ValueError: an `interrupt_on` entry or subagent key we do not know, a tool an agent does
+            not have, a `HumanInTheLoopMiddleware` in `middleware` (it would gate beside ours),
+            or a filesystem permission with `mode="interrupt"` (gate those tools in `interrupt_on`).
+    """
+    settings = settings or get_settings()
+    agent = name or DEFAULT_AGENT_NAME
+    own_tools = _as_tools(tools)
+    policy = read_interrupt_on(interrupt_on, agent=agent)
+    _refuse_stock_gates(agent, middleware, permissions)
+
+    def gate(
+        of: str,
+        gated_tools: Sequence[BaseTool],
+        gates: Policy,
+        prefix: str | None = None,
+        catalog: PolicyCatalog | None = None,
+    ) -> ApprovalGate:
+        return ApprovalGate(
+            of,
+            gates,
+            gated_tools,
+            interrupt_mode=interrupt_mode,
+            default_deadline=Deadline(settings.approval_deadline_seconds),
+            description_prefix=prefix or asks_before_acting(of),
+            run_policy_catalog=catalog,
+        )
+
+    declared: list[tuple[Sequence[BaseTool], Policy]] = [(own_tools, policy)]
+    specs: list[Any] = []
+    for spec in subagents or ():
+        if "graph_id" in spec or "runnable" in spec:
+            _refuse_gate_on_compiled(spec)
+            specs.append(spec)
+            continue
+        sub_tools, sub_policy, processed = _declared_subagent(spec, own_tools, policy)
+        processed["middleware"] = [
+            *processed.get("middleware", ()),
+            gate(spec["name"], sub_tools, sub_policy, _prefix(spec)),
+            MalformedCallRetry(),
+        ]
+        declared.append((sub_tools, sub_policy))
+        specs.append(processed)
+    if not any(s["name"] == GENERAL_PURPOSE_SUBAGENT["name"] for s in specs):
+        general = GENERAL_PURPOSE_SUBAGENT["name"]
+        specs.insert(
+            0,
+            SubAgent(
+                name=general,
+                description=GENERAL_PURPOSE_SUBAGENT["description"],
+                system_prompt=GENERAL_PURPOSE_SUBAGENT["system_prompt"],
+                tools=own_tools,
+                middleware=[gate(general, own_tools, policy), MalformedCallRetry()],
+            ),
+        )
+    catalog = PolicyCatalog.of(agent, [((t.name for t in ts), p) for ts, p in declared])
+    top = gate(agent, own_tools, policy, description_prefix, catalog)
+    return cast(
+        "CompiledStateGraph[Any, Any, Any, Any]",
+        stock_create_deep_agent(
+            model or make_model(settings),
+            [*own_tools, *(t for t in tools or () if isinstance(t, dict))],
+            system_prompt=system_prompt,
+            middleware=[*middleware, top, MalformedCallRetry()],
+            subagents=specs,
+            skills=skills,
+            memory=memory,
+            permissions=permissions,
+            backend=backend,
+            response_format=response_format,
+            state_schema=state_schema,
+            context_schema=context_schema or RunContext,
+            checkpointer=checkpointer,
+            store=store,
+            debug=debug,
+            name=name,
+            cache=cache,
+        ),
+    )
+
+
+def _as_tools(tools: Sequence[AnyTool] | None) -> list[BaseTool]:
+    """The tools our gate checks and runs; a plain function becomes a tool as Deep Agents would make it.
+
+    Provider-side tools (dicts) run at the provider, never through a gate: they are passed on apart.
+    """
+    return [t if isinstance(t, BaseTool) else tool(t) for t in tools or () if not isinstance(t, dict)]
+
+
+def _declared_subagent(
+    spec: Mapping[str, Any], parent_tools: list[BaseTool], parent_policy: Policy
+) -> tuple[list[BaseTool], Policy, dict[str, Any]]:
+    """A declarative subagent's tools, its policy (its own or the parent's) and the dict Deep Agents gets.
+
+    Raises:
+        ValueError: a key Deep Agents' `SubAgent` does not have (nor our `description_prefix`).
+    """
+    name = spec.get("name", "?")
+    unknown = sorted(str(k) for k in spec if k not in SUBAGENT_KEYS)
+    if unknown:
+        msg = (
+            f"subagent {name!r} has unknown key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}; accepted keys are {', '.join(SUBAGENT_KEYS)}"
+        )
+        raise ValueError(msg)
+    _refuse_stock_gates(name, spec.get("middleware", ()), spec.get("permissions"))
+    tools = _as_tools(spec["tools"]) if "tools" in spec else parent_tools
+    if "interrupt_on" in spec:
+        policy = read_interrupt_on(spec["interrupt_on"], agent=name)
+    else:
+        policy = inherited(parent_policy, (t.name for t in tools))
+    processed = {k: v for k, v in spec.items() if k not in {"interrupt_on", "description_prefix"}}
+    processed["tools"] = [*tools, *(t for t in spec.get("tools", ()) if isinstance(t, dict))]
+    return tools, policy, processed
+
+
+def _prefix(spec: Mapping[str, Any]) -> str | None:
+    """A subagent dict's own `description_prefix`, if any.
+
+    Raises:
+        ValueError: it is not a string.
+    """
+    prefix = spec.get("description_prefix")
+    if prefix is None or isinstance(prefix, str):
+        return prefix
+    msg = f"subagent {spec.get('name', '?')!r}: description_prefix must be a string (got {prefix!r})"
+    raise ValueError(msg)
+
+
+def _refuse_stock_gates(
+    agent: str,
+    middleware: Sequence[AgentMiddleware[Any, Any, Any]],
+    permissions: Sequence[FilesystemPermission] | None,
+) -> None:
+    """Refuse what would pause calls beside our gate: stock HITL middleware, interrupting permissions.
+
+    Raises:
+        ValueError: naming the agent and what to declare instead.
+    """
+    if any(isinstance(m, HumanInTheLoopMiddleware) for m in middleware):
+        msg = (
+            f"{agent!r}: a HumanInTheLoopMiddleware in middleware= would gate beside hitl's own gate; "
+            "declare its tools in interrupt_on instead"
+        )
+        raise ValueError(msg)
+    if any(p.mode == "interrupt" for p in permissions or ()):
+        msg = (
+            f"{agent!r}: filesystem permissions with mode='interrupt' would pause through LangChain's "
+            "stock middleware; gate those file tools in interrupt_on instead"
+        )
+        raise ValueError(msg)
+
+
+def _refuse_gate_on_compiled(spec: Mapping[str, Any]) -> None:
+    """A compiled or remote subagent is gated inside its own graph; an `interrupt_on` here would do nothing.
+
+    Raises:
+        ValueError: the spec carries an `interrupt_on`.
+    """
+    if "interrupt_on" in spec:
+        msg = (
+            f"subagent {spec.get('name', '?')!r} is compiled or remote: its interrupt_on would not be "
+            "applied here; gate its tools inside its own graph"
+        )
+        raise ValueError(msg)

@@ -1,1 +1,1 @@
-"""Declarative subagent specs, one module each, each with its own approval policy."""
+"""Declarative subagent specs, one module each, each with its own `interrupt_on`."""

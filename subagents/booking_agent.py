@@ -21,5 +21,5 @@ def booking_agent(tools: list[BaseTool]) -> SubagentSpec:
         description="Books one flight by its id; the traveller picks seat class and insurance in a form.",
         system_prompt="You book flights: call book_flight with the flight id you are given, then report.",
         tools=[t for t in tools if t.name in BOOKING_TOOLS],
-        policy=booking_agent_policy(),
+        interrupt_on=booking_agent_policy(),
     )

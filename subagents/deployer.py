@@ -16,5 +16,5 @@ def deployer() -> SubagentSpec:
         description="Deploys a version to an environment once a reviewer has signed it off.",
         system_prompt="You deploy releases. Ask with request_approval first, then report the answer.",
         tools=[build_approval_tool(default_agent=NAME)],
-        policy=deployer_policy(),
+        interrupt_on=deployer_policy(),
     )

@@ -22,5 +22,5 @@ def file_manager(tools: list[BaseTool]) -> SubagentSpec:
         description="Reads, writes and deletes workspace files; a person reviews every one, reads included.",
         system_prompt="You manage files in the workspace. Do exactly the file operation you are asked for.",
         tools=[t for t in tools if t.name in FILE_TOOLS],
-        policy=file_manager_policy(),
+        interrupt_on=file_manager_policy(),
     )

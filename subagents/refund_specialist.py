@@ -28,6 +28,6 @@ def refund_specialist(
         description="Handles refunds carefully; every refund it issues is reviewed by a person.",
         system_prompt="You issue refunds. Check the order and the policy first, then refund.",
         tools=[t for t in tools if t.name in REFUND_TOOLS],
-        policy=refund_specialist_policy(settings, services),
+        interrupt_on=refund_specialist_policy(settings, services),
         description_prefix="refund_specialist asks before every refund",
     )
