@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.messages import ToolCall
+from langgraph.config import get_config
+from langgraph.prebuilt.tool_node import ToolRuntime
 from langgraph.runtime import get_runtime
 
 from hitl.contracts import Decider
@@ -104,7 +106,7 @@ def _gate_fields(tool: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         if key == "args_schema":  # shown to nobody by LangChain either: checked, then left out
             _mapping(key, value)
         elif key == "when":
-            built[key] = _stock_when(tool, _callable(key, value))
+            built[key] = None if value is None else _stock_when(tool, _callable(key, value))
         else:
             built[key] = _READERS[key](key, value)
     return built
@@ -161,9 +163,9 @@ def _flag(key: str, value: object) -> bool:
     raise ValueError(msg)
 
 
-def _description(value: object) -> str | Describer:
-    """A stock description: a string, or a function of `(tool_call, state, runtime)`."""
-    if isinstance(value, str):
+def _description(value: object) -> str | Describer | None:
+    """A stock description: a string or a function of `(tool_call, state, runtime)`; None: the gate's text."""
+    if value is None or isinstance(value, str):
         return value
     describe = _callable("description", value)
 
@@ -183,13 +185,34 @@ def _stock_when(tool: str, when: Callable[[ToolCallRequest], object]) -> ArgsPre
 
     def pauses(args: Mapping[str, Any]) -> bool:
         call = ToolCall(name=tool, args=dict(args), id=None, type="tool_call")
-        request = ToolCallRequest(tool_call=call, tool=None, state={}, runtime=cast("Any", None))
+        request = ToolCallRequest(tool_call=call, tool=None, state={}, runtime=cast("Any", _tool_runtime()))
         try:
             return bool(when(request))
         except Exception:  # noqa: BLE001  (an unreadable predicate never lets a call through)
             return True
 
     return pauses
+
+
+def _tool_runtime() -> ToolRuntime | None:
+    """What a stock `when` reads as `request.runtime`: the run's context, store and config (no state)."""
+    runtime = _runtime()
+    if runtime is None:
+        return None
+    try:
+        config = get_config()
+    except RuntimeError:
+        config = {}
+    return ToolRuntime(
+        state={},
+        context=runtime.context,
+        config=config,
+        stream_writer=runtime.stream_writer,
+        tool_call_id=None,
+        store=runtime.store,
+        execution_info=runtime.execution_info,
+        server_info=runtime.server_info,
+    )
 
 
 def _runtime() -> Any:  # noqa: ANN401  (LangGraph's Runtime, or None outside a graph)

@@ -88,6 +88,17 @@ def test_true_pauses_with_our_value_and_an_approve_refunds_once(services):
     assert "Refunded 899 on order A1024" in conversation.last_words()
 
 
+def test_per_call_mode_asks_once_per_call_with_our_value(services):
+    """interrupt_mode="per_call" (ours, after Deep Agents' parameters): one tool_approval, answered by id."""
+    conversation = chat(stock_project(services, interrupt_mode="per_call"))
+    pending = only_interrupt(conversation.say(phrases.REFUND_IN_FULL))
+    value = pending.value
+    assert (value["type"], value["agent"], value["name"]) == ("tool_approval", "shop", "issue_refund")
+    assert (value["allowed_decisions"], value["required_role"]) == (EVERY, "reviewer")
+    conversation.resume({pending.id: {"type": "approve"}})
+    assert [r["amount"] for r in services.payments.refunds_for("A1024")] == [899.0]
+
+
 def test_a_bad_answer_is_refused_before_it_is_saved(services):
     """Wrong count, a disallowed decision, a bad edit: each raises, nothing runs, the thread still answers."""
     conversation = chat(stock_project(services))
@@ -165,7 +176,10 @@ def test_the_general_purpose_subagent_gets_the_parents_gate(services):
 
 
 def test_a_callable_stock_description_and_when(services):
-    """description(tool_call, state, runtime) is what the reviewer reads; when(request) decides the pause."""
+    """description(tool_call, state, runtime) is what the reviewer reads; when(request) decides the pause.
+
+    Both see the call and the run's runtime (context, store, config), not its state.
+    """
 
     def describe(tool_call, state, runtime):
         assert runtime is not None
@@ -177,7 +191,10 @@ def test_a_callable_stock_description_and_when(services):
             "issue_refund": {
                 "allowed_decisions": ["approve", "edit", "reject"],
                 "description": describe,
-                "when": lambda request: request.tool_call["args"]["amount"] > 100,
+                "when": lambda request: (
+                    "thread_id" in request.runtime.config["configurable"]
+                    and request.tool_call["args"]["amount"] > 100
+                ),
             }
         },
     )
