@@ -67,6 +67,9 @@ def tool_gate(tool: str, entry: object, *, agent: str) -> ToolGate | None:
         ValueError: as `read_interrupt_on`.
     """
     where = f"interrupt_on[{tool!r}] of {agent!r}"
+    if not isinstance(tool, str) or not tool:
+        msg = f"{where}: a tool name must be a non-empty string"
+        raise ValueError(msg)
     if entry is True:
         return ToolGate(allowed_decisions=EVERY_DECISION)
     if entry is False:

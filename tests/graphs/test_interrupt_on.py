@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import inspect
 import uuid
+from dataclasses import fields
 from typing import Any
 
 import deepagents
 import pytest
+from deepagents import FilesystemPermission
+from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import ValidationError
 
 import hitl
 from hitl.deadlines import Deadline
 from hitl.gate import ApprovalGate
+from hitl.interrupt_on import ACCEPTED_KEYS, STOCK_KEYS
 from hitl.policy import ToolGate
 from hitl.scripted import phrases
 from hitl.scripted.model import ScriptedChatModel
@@ -268,3 +272,29 @@ def test_the_call_is_deep_agents_call():
     ]
     extra = list(ours.values())[len(stock) :]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in extra)
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"middleware": [HumanInTheLoopMiddleware({"send_email": True})]}, "HumanInTheLoopMiddleware"),
+        (
+            {"permissions": [FilesystemPermission(operations=["write"], paths=["/**"], mode="interrupt")]},
+            "mode='interrupt'",
+        ),
+        (
+            {"subagents": [{"name": "remote", "description": "x", "graph_id": "g", "interrupt_on": {}}]},
+            "compiled or remote",
+        ),
+    ],
+)
+def test_what_would_pause_beside_our_gate_is_refused(services, changes, named):
+    """A stock HITL middleware, an interrupting permission, a gate on a remote subagent: refused."""
+    with pytest.raises(ValueError, match=named):
+        stock_project(services, **changes)
+
+
+def test_the_keys_follow_langchain_and_tool_gate():
+    """An upgrade that adds a stock key, or a ToolGate field no dict can set, fails here first."""
+    assert set(STOCK_KEYS) == set(InterruptOnConfig.__annotations__)
+    assert set(ACCEPTED_KEYS) - {"args_schema"} == {f.name for f in fields(ToolGate)}
