@@ -16,13 +16,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 from deepagents.middleware.filesystem import FilesystemMiddleware
-from langchain.agents.middleware.human_in_the_loop import (
-    _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
-)
 from pydantic import TypeAdapter, WrapValidator, create_model
 
 from hitl.contracts import ApprovalAnswer, ApproveAndAllowDecision, FlightBookingAnswer
 from hitl.edits import decision_schema
+from hitl.langchain_hitl import as_sent
 from hitl.policy import DECISION_TYPES
 from hitl.published_schema import PublishedSchema
 
@@ -110,7 +108,7 @@ def batched_type(per_call_types: Sequence[type]) -> type:
         __base__=PublishedSchema,
         decisions=(tuple[key], ...),  # type: ignore[valid-type]
     )
-    built = cast("type", Annotated[response, WrapValidator(_as_sent)])
+    built = cast("type", Annotated[response, WrapValidator(as_sent)])
     response.publish(built)
     with _lock:
         _keep(_batched_types, key, built)

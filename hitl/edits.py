@@ -7,13 +7,13 @@ exactly a call the tool can take or refused before anything is saved.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 
 from langchain.agents.middleware.human_in_the_loop import (
     ApproveDecision,
     RejectDecision,
     RespondDecision,
-    _as_sent,  # the stock per-call checker: validate, then pass the answer on as sent
 )
 from pydantic import (
     AfterValidator,
@@ -25,6 +25,8 @@ from pydantic import (
     create_model,
     model_validator,
 )
+
+from hitl.langchain_hitl import as_sent
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -75,6 +77,43 @@ def strict_args(tool: BaseTool | None) -> object:
     return Annotated[dict[str, Any], AfterValidator(nul_free), _with_schema(shown)]
 
 
+INTEGER_TEXT = re.compile(r"^[+-]?\d{1,18}$")
+NUMBER_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+BOOLEAN_TEXT = {"true": True, "false": False}
+
+
+def coerce_text_args(args: dict[str, Any], tool: BaseTool | None) -> dict[str, Any]:
+    """`args` with each text value turned into the number or boolean the tool's schema names.
+
+    Clients that only send text (Agent Chat UI's edit box: `"amount": "250"`) get their edit
+    read as meant. Only whole matches convert ("250", "2.5", "1e3", "true"); anything else is
+    left as sent, for the schema check to refuse with the field named. A field that also takes
+    text is never changed.
+    """
+    schema = tool.tool_call_schema if tool else None
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return args
+    properties = schema.model_json_schema().get("properties", {})
+    return {key: _coerced(value, properties.get(key)) for key, value in args.items()}
+
+
+def _coerced(value: Any, schema: object) -> Any:  # noqa: ANN401  (any JSON value)
+    if not isinstance(value, str) or not isinstance(schema, dict):
+        return value
+    kinds = {schema.get("type")} | {b.get("type") for b in schema.get("anyOf", []) if isinstance(b, dict)}
+    text = value.strip()
+    if "string" in kinds:
+        return value
+    if "integer" in kinds and INTEGER_TEXT.match(text):
+        return int(text)
+    if "number" in kinds and NUMBER_TEXT.match(text):
+        number = float(text)
+        return int(number) if number.is_integer() and INTEGER_TEXT.match(text) else number
+    if "boolean" in kinds and text.lower() in BOOLEAN_TEXT:
+        return BOOLEAN_TEXT[text.lower()]
+    return value
+
+
 def _nul_free_first(value: object, check: Any) -> Any:  # noqa: ANN401
     return check(nul_free(value))
 
@@ -108,7 +147,7 @@ def edit_decision(name: str, tool: BaseTool | None) -> object:
             Field(default=None, description="The JS SDK's copy of edited_action; must be the same."),
         ),
     )
-    return Annotated[decision, WrapValidator(_as_sent)]
+    return Annotated[decision, WrapValidator(as_sent)]
 
 
 def _one_edit(cls: type, value: Any) -> Any:  # noqa: ANN401, ARG001  (a pydantic "before" validator)

@@ -17,10 +17,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
-from langchain.agents.middleware.human_in_the_loop import (
-    _answer_message,  # the stock tool message for a reject or respond
-    _HumanInTheLoopState,  # the stock state: keeps reviewer edits between after_model and the tool
-)
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
@@ -40,6 +36,7 @@ from hitl.contracts import (
     ToolApprovalRequest,
 )
 from hitl.deadlines import Deadline, earliest
+from hitl.langchain_hitl import HumanInTheLoopState, answer_message
 from hitl.overrides import PolicyCatalog, effective_policy, parse
 from hitl.policy import BUILTIN_TOOLS, Policy, ToolGate, check_policy
 from hitl.tool_outcome import arun_checked, run_checked
@@ -76,7 +73,7 @@ DEFAULT_PREFIX = "Tool execution requires approval"
 RUN_POLICY_KEY = "run_policy"
 
 
-class ApprovalState(_HumanInTheLoopState[Any]):
+class ApprovalState(HumanInTheLoopState[Any]):
     """The stock HITL state plus what the server and the run start record for the gate.
 
     `approval_receipts` and `approval_allowances` are written by the server; `run_policy` is
@@ -433,7 +430,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if decision["type"] == "edit":
             executed = decision["edited_action"]
             return self._apply_edit(request, executed), executed
-        return _answer_message(call, cast("RejectDecision | RespondDecision", decision))
+        return answer_message(call, cast("RejectDecision | RespondDecision", decision))
 
     def _tool_approval_request(
         self,

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 
 from hitl.settings import get_settings
 from server import broadcast, engine_compat
-from server.auth import authenticate
+from server.auth import authenticate, token_of
 from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
@@ -66,16 +66,18 @@ class TokenRequired:
             return
         receive = limited
         authorization = Headers(scope=scope).get("authorization")
-        token = (authorization or "").partition(" ")[2].strip()
+        headers = dict(scope.get("headers") or [])
         client = scope.get("client")
         detail = None
-        if is_dev_token(token) and not is_loopback(client[0] if client else None):
-            detail = "Development tokens work only from this machine; send your own token."
-        else:
-            try:
-                await authenticate(authorization)
-            except Auth.exceptions.HTTPException as refusal:
-                detail = str(refusal.detail)
+        try:
+            if is_dev_token(token_of(authorization, headers) or "") and not is_loopback(
+                client[0] if client else None
+            ):
+                detail = "Development tokens work only from this machine; send your own token."
+            else:
+                await authenticate(authorization, headers)
+        except Auth.exceptions.HTTPException as refusal:
+            detail = str(refusal.detail)
         if detail is not None:
             await JSONResponse({"detail": detail}, status_code=401)(scope, receive, send)
             return

@@ -31,18 +31,38 @@ auth = Auth()
 
 
 @auth.authenticate
-async def authenticate(authorization: str | None) -> Auth.types.MinimalUserDict:
-    """Map `Authorization: Bearer <token>` (HITL_USERS, else an OIDC JWT) to a user, or answer 401."""
-    scheme, _, token = (authorization or "").partition(" ")
+async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDict:
+    """Map the bearer token (HITL_USERS, else an OIDC JWT) to a user, or answer 401."""
+    token = token_of(authorization, headers)
     try:
-        user = await identify(token.strip()) if scheme.lower() == "bearer" else None
+        user = await identify(token) if token else None
     except TokenRefused as refusal:
         raise Auth.exceptions.HTTPException(status_code=401, detail=refusal.message) from None
     if user is None:
         raise Auth.exceptions.HTTPException(
-            status_code=401, detail="Send Authorization: Bearer <token> with a known token."
+            status_code=401,
+            detail="Send Authorization: Bearer <token> (or x-api-key: <token>) with a known token.",
         )
     return {"identity": user.identity, "role": user.role, "permissions": user.roles}  # type: ignore[typeddict-unknown-key]
+
+
+def token_of(authorization: str | None, headers: dict[bytes, bytes]) -> str | None:
+    """The caller's token: `Authorization: Bearer <token>`, or `x-api-key: <token>`.
+
+    LangGraph's SDKs send their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the
+    same users and rules apply. Both headers at once must carry the same token.
+
+    Raises:
+        Auth.exceptions.HTTPException: 401 when the two headers carry different tokens.
+    """
+    scheme, _, bearer = (authorization or "").partition(" ")
+    given = bearer.strip() if scheme.lower() == "bearer" else ""
+    api_key = (headers.get(b"x-api-key") or b"").decode("latin-1").strip()
+    if given and api_key and given != api_key:
+        raise Auth.exceptions.HTTPException(
+            status_code=401, detail="Authorization and x-api-key carry different tokens; send one."
+        )
+    return given or api_key or None
 
 
 def caller(ctx: Auth.types.AuthContext) -> User:

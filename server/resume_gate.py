@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import jsonschema_rs
 
 from hitl import answer_contract
-from hitl.edits import nul_free
+from hitl.edits import coerce_text_args, nul_free
 
 if TYPE_CHECKING:
     from hitl.contracts import Decider
@@ -147,6 +147,7 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
             )
     for item in answers:
         _no_nul(item.answer)
+        _coerce_edits(item)
         _validate(item)
     for item in answers:
         _not_self_approved(item, user)
@@ -231,6 +232,31 @@ def _four_eyes(config: object) -> bool:
     if not isinstance(config, dict):
         return False
     return not config.get("self_approval") and config.get("required_role") != "owner"
+
+
+def _coerce_edits(item: Accepted) -> None:
+    """Turn an edit's text values into the numbers and booleans its tool takes, in place.
+
+    The answer is the resume payload itself, so the coerced values are what the graph gets.
+    """
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    answer = item.answer if isinstance(item.answer, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        pairs = zip(value["action_requests"], answer.get("decisions") or [], strict=False)
+    elif value.get("type") == "tool_approval":
+        pairs = zip([value], [answer], strict=False)
+    else:
+        return
+    for action, decision in pairs:
+        if not isinstance(decision, dict) or decision.get("type") != "edit":
+            continue
+        tool = answer_contract.tool_of(
+            str(action.get("agent") or value.get("agent")), str(action.get("name"))
+        )
+        for key in ("edited_action", "editedAction"):
+            edited = decision.get(key)
+            if isinstance(edited, dict) and isinstance(edited.get("args"), dict):
+                edited["args"] = coerce_text_args(edited["args"], tool)
 
 
 def _no_nul(answer: object) -> None:

@@ -20,6 +20,36 @@ async def test_no_token_or_a_wrong_one_gets_401(server):
         assert (await http.get("/audit/x", headers=wrong)).status_code == 401
 
 
+async def test_x_api_key_is_the_same_token_under_the_same_rules(
+    server, requester, server_order, server_services
+):
+    """x-api-key (LangGraph SDKs' apiKey) is the bearer token, under the same rules.
+
+    It reads as its user; a requester's key still may not approve; two different tokens at
+    once, or an unknown key, are 401; none of them refunds anything, the reviewer's key does.
+    """
+    order_id = server_order(300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body = {"assistant_id": "support", "command": decisions(APPROVE)}
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+        as_key = {"x-api-key": "dev-reviewer1"}
+        assert (await http.get("/inbox", headers=as_key)).status_code == 200
+        assert (
+            await http.post("/threads/search", json={}, headers={"x-api-key": "not-a-token"})
+        ).status_code == 401
+        both = {"x-api-key": "dev-requester1", "Authorization": "Bearer dev-reviewer1"}
+        mixed = await http.post(f"/threads/{thread_id}/runs/wait", json=body, headers=both)
+        assert (mixed.status_code, "different tokens" in mixed.text) == (401, True)
+        own = await http.post(
+            f"/threads/{thread_id}/runs/wait", json=body, headers={"x-api-key": "dev-requester1"}
+        )
+        assert own.status_code == 403, own.text
+        assert server_services.payments.refunds_for(order_id) == []
+        approved = await http.post(f"/threads/{thread_id}/runs/wait", json=body, headers=as_key)
+        assert approved.status_code == 200, approved.text
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [300.0]
+
+
 async def test_another_requester_cannot_read_search_or_resume(
     requester, client_as, server_order, server_services
 ):
