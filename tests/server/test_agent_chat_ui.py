@@ -31,7 +31,7 @@ def edit(order_id: str, amount: str) -> dict:
 
 
 def test_agent_chat_ui_decides_with_an_api_key(server, server_order, server_services, tmp_path):
-    """x-api-key: an edit typed "250" refunds 250; a batch edits one call and rejects another; "abc" is 422."""
+    """x-api-key: an edit typed "250" refunds 250; a batch edits one call, rejects the other; "abc" is 422."""
     assert SDK.exists(), "web/node_modules is missing: `make test` installs it (npm ci)"
     typed, batch, wrong = server_order(300), server_order(320), server_order(310)
     plan = {

@@ -206,7 +206,6 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
         async with get_client(
             url=second.url, headers={"Authorization": "Bearer dev-requester1"}
         ) as requester:
-
             await until_idle(requester, thread_id)
             records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
             assert [(r["reviewer"], r["decision"]) for r in records][-1] == ("system", "reject")
