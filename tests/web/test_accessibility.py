@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from hitl.scripted import phrases
-from tests.server.helpers import start
+from tests.server.helpers import APPROVE, decisions, start
 from tests.web.accessibility import axe_violations, overflow
 from tests.web.conftest import ROOT
 
@@ -27,11 +27,16 @@ async def picture(locator_or_page, name: str) -> None:
     await locator_or_page.screenshot(path=str(DOCS / name))
 
 
-async def test_the_inbox_has_no_serious_accessibility_violation(web, requester, server_order):
-    """axe: the inbox with pending rows (deadlines included) has no serious or critical violation."""
-    thread_id, _ = await start(requester, phrases.refund_and_email(server_order(450)))
-    tab = await web.sign_in("reviewer1")
-    await expect(tab.inbox_rows(thread_id)).to_have_count(2)
+async def test_the_inbox_has_no_serious_accessibility_violation(web, requester, client_as, server_order):
+    """axe: the inbox with pending rows (deadlines, a quorum half done) has no serious violation."""
+    batch, _ = await start(requester, phrases.refund_and_email(server_order(450)))
+    dual, _ = await start(requester, phrases.refund_in_full(server_order(2400)))
+    await client_as("supervisor2").runs.wait(dual, "support", command=decisions(APPROVE))
+    tab = await web.sign_in("supervisor1")
+    await expect(tab.inbox_rows(batch)).to_have_count(2)
+    await expect(tab.inbox_rows(dual).get_by_test_id("quorum")).to_have_text(
+        "1 of 2 approvals · approved by supervisor2"
+    )
     await tab.page.keyboard.press("j")
     assert await axe_violations(tab.page) == []
     await picture(tab.page, "web-inbox.png")
