@@ -56,6 +56,7 @@ $(CHROMIUM):
 
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
 	@$(BIN)/python -m server.port_check $(PORT)
+	@$(BIN)/python -m hitl.receipt_keys ensure
 	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: support, travel, ops; every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10

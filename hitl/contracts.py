@@ -149,6 +149,10 @@ class ApprovalReceipt(TypedDict):
     approvals: NotRequired[Approvals]
     """On an approve or edit of a call that needs several approvers: the count so far (partial
     while `approved_by` is shorter than `required`)."""
+    signed: NotRequired[str]
+    """The server's signature of this decision: a compact JWS (EdDSA) whose claims bind every field
+    here (args as SHA-256 digests), the policy revision and the audit chain's head; its keys are at
+    GET /.well-known/jwks.json (`hitl.signed_receipts`). Absent on a tool's `failed` outcome."""
 
 
 class AuditRecord(ApprovalReceipt):
@@ -157,6 +161,10 @@ class AuditRecord(ApprovalReceipt):
     thread_id: str
     outcome: Literal["accepted", "refused", "failed"]
     refusal: NotRequired[str]
+    prev_hash: NotRequired[str]
+    """SHA-256 of the thread's record before this one ('' for its first): the chain (`hitl.audit_chain`)."""
+    hash: NotRequired[str]
+    """SHA-256 of this record's canonical JSON, `prev_hash` included."""
 
 
 class FlightContext(TypedDict):

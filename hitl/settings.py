@@ -162,6 +162,27 @@ class Settings(BaseSettings):
             "the same one. Empty: a key is made once in data_dir/seal.key (one process only)."
         ),
     )
+    hitl_receipt_key: str = Field(
+        default="",
+        description=(
+            "The Ed25519 private key (PEM) that signs decision receipts, as text (a secret store). "
+            "Empty: HITL_RECEIPT_KEY_FILE."
+        ),
+    )
+    hitl_receipt_key_file: str = Field(
+        default="",
+        description=(
+            "File with the Ed25519 private key (PEM) that signs decision receipts; made when absent "
+            "(`make dev` does it up front). Empty: data_dir/receipt-keys/signing.pem. Never commit it."
+        ),
+    )
+    hitl_receipt_jwks_file: str = Field(
+        default="",
+        description=(
+            "The public keys GET /.well-known/jwks.json publishes (JWKS): every key that ever signed, "
+            "so receipts outlive a rotation. Empty: published.jwks.json beside the key file."
+        ),
+    )
     hitl_dev_mode: bool = Field(
         default=False,
         description=(

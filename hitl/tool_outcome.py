@@ -19,6 +19,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command
 from pydantic import ValidationError
 
+from hitl.audit_chain import HEAD_KEY, HEAD_NAMESPACE, link
 from hitl.caller import current_caller
 from hitl.trusted_state import seal_receipt
 
@@ -85,7 +86,10 @@ def run_checked(
     except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
-            audit[0].put(*audit[1:], index=False)
+            store, namespace, key, record = audit
+            head = store.get((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY)
+            for call in _chained(namespace, key, record, head.value if head else None):
+                store.put(*call, index=False)
         return result
 
 
@@ -105,7 +109,10 @@ async def arun_checked(
     except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
-            await audit[0].aput(*audit[1:], index=False)
+            store, namespace, key, record = audit
+            head = await store.aget((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY)
+            for call in _chained(namespace, key, record, head.value if head else None):
+                await store.aput(*call, index=False)
         return result
 
 
@@ -118,7 +125,18 @@ def _failed(
     store = getattr(request.runtime, "store", None)
     if record is None or store is None:
         return result, None
-    return result, (store, (AUDIT_NAMESPACE, record["thread_id"]), _key(), record)
+    return result, (store, (AUDIT_NAMESPACE, str(record["thread_id"])), _key(), record)
+
+
+def _chained(
+    namespace: tuple[str, str], key: str, record: dict[str, Any], head: dict[str, Any] | None
+) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]:
+    """The writes of `record` chained after the thread's head (`hitl.audit_chain`): record, new head."""
+    linked = link(record, str((head or {}).get("hash", "")))
+    return [
+        (namespace, key, linked),
+        ((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY, {"key": key, "hash": linked["hash"]}),
+    ]
 
 
 def _key() -> str:

@@ -7,14 +7,16 @@ Records are built from the pending interrupt and the answer, so they hold what w
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from hitl import audit_chain
 from hitl.contracts import ApprovalReceipt, Approvals, AuditRecord
 from server import metrics
-from server.access import as_server
+from server.access import as_server, is_not_found
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -179,12 +181,38 @@ def as_records(thread_id: str, accepted: list[ApprovalReceipt]) -> list[AuditRec
 
 
 async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
-    """Append `records` to their threads' audit trails."""
+    """Append `records` to their threads' audit trails, each chained to the one before it."""
     with as_server():
         for index, record in enumerate(records):
-            key = f"{time.time_ns():020d}-{index:03d}"
-            await client.store.put_item((NAMESPACE, record["thread_id"]), key, dict(record), index=False)
+            thread_id = record["thread_id"]
+            async with _chain_locks.setdefault(thread_id, asyncio.Lock()):
+                key = f"{time.time_ns():020d}-{index:03d}"
+                linked = audit_chain.link(record, (await head_of(client, thread_id))["hash"])
+                await client.store.put_item((NAMESPACE, thread_id), key, linked, index=False)
+                await client.store.put_item(
+                    (*audit_chain.HEAD_NAMESPACE, thread_id),
+                    audit_chain.HEAD_KEY,
+                    audit_chain.head(key, linked["hash"]),
+                    index=False,
+                )
     metrics.observe(records)
+
+
+_chain_locks: dict[str, asyncio.Lock] = {}
+"""One writer at a time per thread in this process, so its chain does not fork."""
+
+
+async def head_of(client: LangGraphClient, thread_id: str) -> dict[str, str]:
+    """The last record's key and hash of `thread_id`'s trail (both '' before its first record)."""
+    try:
+        with as_server():
+            item = await client.store.get_item((*audit_chain.HEAD_NAMESPACE, thread_id), audit_chain.HEAD_KEY)
+    except Exception as error:
+        if not is_not_found(error):
+            raise
+        item = None
+    value = item["value"] if item else {}
+    return {"key": str(value.get("key", "")), "hash": str(value.get("hash", ""))}
 
 
 async def trail(client: LangGraphClient, thread_id: str) -> list[AuditRecord]:

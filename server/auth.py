@@ -21,6 +21,7 @@ from server import allowances, audit, claims, metrics, overrides, records, run_a
 from server.access import as_server, is_not_found, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
+from server.receipts import sign as sign_receipts
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import TokenRefused, User, directory, identify
 
@@ -350,6 +351,7 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
         )
         raise refuse(refusal.status, refusal.message) from None
     receipts = audit.receipts(accepted, user, catalog.approvals_needed if catalog else None)
+    receipts = await sign_receipts(get_client(), thread_id, receipts, catalog)
     given = command.get("update")
     update: dict[str, Any] = given if isinstance(given, dict) else {}
     command["update"] = {

@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hitl.settings import get_settings
-from server import allowances, audit, inbox, observability
+from server import allowances, audit, inbox, observability, receipts
 from server.access import as_server
 from server.users import User, directory, is_loopback
 
@@ -42,7 +42,14 @@ async def audit_trail(request: Request) -> JSONResponse:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     if not user.is_staff and (thread.get("metadata") or {}).get("owner") != user.identity:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
-    return JSONResponse({"records": await audit.trail(client, thread_id)})
+    return JSONResponse(
+        {"records": await audit.trail(client, thread_id), "head": await audit.head_of(client, thread_id)}
+    )
+
+
+async def audit_verification(request: Request) -> JSONResponse:
+    """GET /audit/{thread_id}/verification: which receipts verify (`server.receipts`)."""
+    return await receipts.verification(request, request_user(request))
 
 
 async def inbox_page(request: Request) -> JSONResponse:
@@ -61,6 +68,7 @@ async def inbox_page(request: Request) -> JSONResponse:
 
 ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}", audit_trail, methods=["GET"]),
+    Route("/audit/{thread_id}/verification", audit_verification, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
     Route("/threads/{thread_id}/allowances/revoke", allowances.revoke, methods=["POST"]),
     *observability.ROUTES,
@@ -150,6 +158,7 @@ async def app_without_slash(request: Request) -> RedirectResponse:
 
 ROUTES += [
     PublicRoute(Route("/app-config", app_config, methods=["GET"])),
+    PublicRoute(Route("/.well-known/jwks.json", receipts.jwks, methods=["GET"])),
     PublicRoute(Route("/app", app_without_slash, methods=["GET"])),
     PublicRoute(Mount("/app", app=WebApp(WEB_DIST), name="web-app")),
 ]

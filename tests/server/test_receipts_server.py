@@ -1,0 +1,134 @@
+"""Signed receipts and the chained audit trail through the real server (`server.receipts`).
+
+Every accepted decision's receipt carries a JWS that verifies against the public
+`/.well-known/jwks.json`; the trail is chained; `/audit/{thread_id}/verification` says so to
+whoever may read the thread, and nothing to anyone else.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from hitl.scripted import phrases
+from hitl.signed_receipts import check, signed_claims
+from hitl.verification import Evidence, verify
+from tests.devserver import TOKENS
+from tests.server.helpers import APPROVE, decisions, refused, start
+
+pytestmark = pytest.mark.server
+
+
+async def jwks_of(server) -> dict:
+    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+        answer = await anonymous.get("/.well-known/jwks.json")
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+async def test_an_approval_yields_a_signed_receipt_anyone_can_verify(
+    server, requester, reviewer, server_order
+):
+    """receipt: bound to thread, interrupt, call, args, decider, policy and the audit head; it verifies."""
+    order_id = server_order(450)
+    thread_id, thread = await start(requester, phrases.refund_in_full(order_id))
+    (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
+    await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+
+    jwks = await jwks_of(server)
+    (receipt,) = (await reviewer.threads.get_state(thread_id))["values"]["approval_receipts"]
+    assert check(receipt, jwks, thread_id) == []
+    claims = signed_claims(receipt["signed"], jwks)
+    assert (claims["thread_id"], claims["interrupt_id"], claims["tool"], claims["decision"]) == (
+        thread_id,
+        pending["id"],
+        "issue_refund",
+        "approve",
+    )
+    assert claims["approver"] == {"identity": "reviewer1", "roles": ["reviewer"]}
+    assert claims["final_args_sha256"] == claims["requested_args_sha256"]
+    assert len(claims["policy_revision"]) == 64
+    assert check({**receipt, "final_args": {**receipt["final_args"], "amount": 4500}}, jwks, thread_id)
+
+    audit = await reviewer.http.get(f"/audit/{thread_id}")
+    (record,) = audit["records"]
+    assert record["signed"] == receipt["signed"]
+    assert (record["prev_hash"], audit["head"]["hash"]) == ("", record["hash"])
+    report = await reviewer.http.get(f"/audit/{thread_id}/verification")
+    assert report["ok"], report
+    assert [(r["tool_call_id"], r["verified"]) for r in report["receipts"]] == [
+        (receipt["tool_call_id"], True)
+    ]
+
+
+async def test_refused_and_accepted_records_chain_and_the_receipt_names_the_head(
+    server, requester, reviewer, supervisor, server_order
+):
+    """chain: a refused attempt, then an approval: two chained records; the receipt names the first."""
+    order_id = server_order(450)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    with refused(403):
+        await requester.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))
+
+    audit = await supervisor.http.get(f"/audit/{thread_id}")
+    first, second = audit["records"]
+    assert (first["outcome"], second["outcome"]) == ("refused", "accepted")
+    assert second["prev_hash"] == first["hash"]
+    jwks = await jwks_of(server)
+    assert signed_claims(second["signed"], jwks)["audit_head"] == first["hash"]
+
+    state = await supervisor.threads.get_state(thread_id)
+    evidence = Evidence(
+        thread_id, jwks, audit["records"], audit["head"], state["values"]["approval_receipts"]
+    )
+    assert verify(evidence).ok
+    tampered = [first, {**second, "reviewer": "requester1"}]
+    report = verify(Evidence(thread_id, jwks, tampered, audit["head"]))
+    assert not report.ok
+    assert any(second["key"] in p for p in report.trail_problems)
+
+
+async def test_the_jwks_is_public_read_only_and_holds_no_private_key(server, client_as):
+    """attack: anonymous, requester and reviewer all read the same public keys; none can change them."""
+    jwks = await jwks_of(server)
+    assert jwks["keys"]
+    assert all(k["kty"] == "OKP" and k["alg"] == "EdDSA" and "d" not in k for k in jwks["keys"])
+    for user in ("requester1", "reviewer1"):
+        assert await client_as(user).http.get("/.well-known/jwks.json") == jwks
+    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            answer = await anonymous.request(method, "/.well-known/jwks.json", json={"keys": []})
+            assert answer.status_code in {401, 404, 405}, (method, answer.status_code)
+        for path in (
+            "/.well-known/openid-configuration",
+            "/.well-known/jwks.json/../../audit/x",
+            "/.well-known/",
+        ):
+            answer = await anonymous.get(path)
+            assert answer.status_code in {401, 404}, (path, answer.status_code)
+    headers = {"Authorization": f"Bearer {TOKENS['requester1']}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers) as requester:
+        answer = await requester.post("/.well-known/jwks.json", json={"keys": []})
+        assert answer.status_code in {404, 405}
+    assert await jwks_of(server) == jwks
+
+
+async def test_verification_is_for_who_may_read_the_thread(server, client_as, server_order):
+    """attack: another requester gets 404, anonymous 401; the owner and a reviewer get the verdict."""
+    owner = client_as("requester1")
+    thread_id, _ = await start(owner, phrases.refund_in_full(server_order(450)))
+    await client_as("reviewer1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    path = f"/audit/{thread_id}/verification"
+    with refused(404, "not found"):
+        await client_as("requester2").http.get(path)
+    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+        assert (await anonymous.get(path)).status_code == 401
+        assert (await anonymous.get(f"/audit/{thread_id}")).status_code == 401
+    assert (await owner.http.get(path))["ok"]
+    assert (await client_as("reviewer1").http.get(path))["ok"]
+    with refused(404, "not found"):
+        await client_as("reviewer1").http.get("/audit/no-such-thread/verification")
+    for store_namespace in (["hitl_records", "audit_head", thread_id], ["audit", thread_id]):
+        with refused(403):
+            await client_as("requester1").store.put_item(store_namespace, "head", {"hash": ""})
