@@ -79,6 +79,9 @@ async def test_deadlines_count_down_on_the_card_and_the_inbox_row(web, requester
     card = tab.pending("batched")
     await expect(card.get_by_test_id("deadline")).to_have_text(DAY_LEFT)
     await expect(card).to_contain_text("then it goes to a supervisor")
+    call = tab.tool_call("issue_refund")
+    await expect(call).to_have_attribute("data-waiting", "true")
+    await expect(call.locator("summary")).to_contain_text("waiting for a decision")
 
 
 async def test_the_audit_panel_shows_who_decided_what_and_the_refused_attempts(

@@ -145,3 +145,21 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
       return { ...base, ...item };
   }
 }
+
+/** Which agents and tool calls the pending approvals hold up (their tasks and calls say "waiting"). */
+export function waitingOn(pending: readonly PendingApproval[]): { agents: Set<string>; calls: Set<string> } {
+  const agents = new Set<string>();
+  const calls = new Set<string>();
+  for (const item of pending) {
+    const value = isRecord(item.value) ? item.value : {};
+    if (typeof value.agent === "string") agents.add(value.agent);
+    if (typeof value.tool_call_id === "string") calls.add(value.tool_call_id);
+    if (item.kind === "batched") {
+      for (const action of item.value.action_requests) {
+        calls.add(action.tool_call_id);
+        agents.add(action.agent);
+      }
+    }
+  }
+  return { agents, calls };
+}

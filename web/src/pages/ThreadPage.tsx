@@ -7,7 +7,7 @@ import { InterruptCard } from "../components/cards/InterruptCard";
 import { ReceiptCard, SentCard } from "../components/cards/ResolvedCards";
 import { apiUrl } from "../config";
 import { useApprovals } from "../hooks/useApprovals";
-import { isRecord } from "../interrupts/guards";
+import { waitingOn } from "../hooks/pendingView";
 import { receiptKey } from "../interrupts/receipts";
 import { useThreadAssistant } from "../hooks/useThreadAssistant";
 import { replaceHash, threadHref } from "../router";
@@ -40,10 +40,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
     onThreadId: (id) => replaceHash(threadHref(id, assistantId)),
   });
   const { pending, receipts, sent } = approvals;
-  const waitingAgents = useMemo(
-    () => new Set(pending.map((item) => (isRecord(item.value) && typeof item.value.agent === "string" ? item.value.agent : ""))),
-    [pending],
-  );
+  const waiting = useMemo(() => waitingOn(pending), [pending]);
 
   return (
     <div className="thread" data-testid="thread-page" data-thread-id={approvals.threadId ?? ""}>
@@ -68,7 +65,12 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
         </p>
       )}
       {approvals.isThreadLoading ? <p className="muted">Loading thread…</p> : (
-        <Conversation messages={approvals.messages} receipts={receipts} waitingAgents={waitingAgents} />
+        <Conversation
+          messages={approvals.messages}
+          receipts={receipts}
+          waitingAgents={waiting.agents}
+          waitingCalls={waiting.calls}
+        />
       )}
 
       {pending.length > 0 && (

@@ -14,11 +14,13 @@ interface ConversationProps {
   receipts?: readonly ApprovalReceipt[];
   /** Agents with a pending approval: their task shows "waiting for a decision". */
   waitingAgents?: ReadonlySet<string>;
+  /** Tool calls a pending approval holds: their line says so. */
+  waitingCalls?: ReadonlySet<string>;
 }
 
 const LABELS: Record<ConversationEntry["kind"], string> = { human: "Person", ai: "Agent", tool: "Tool", other: "" };
 
-function Call({ call, receipts, waitingAgents }: { call: ToolCallView } & Required<Omit<ConversationProps, "messages">>) {
+function Call({ call, receipts, waitingAgents, waitingCalls }: { call: ToolCallView } & Required<Omit<ConversationProps, "messages">>) {
   if (call.subagent !== null) {
     return (
       <SubagentTask
@@ -28,10 +30,12 @@ function Call({ call, receipts, waitingAgents }: { call: ToolCallView } & Requir
       />
     );
   }
-  return <ToolCallLine call={call} />;
+  return <ToolCallLine call={call} waiting={call.id !== null && waitingCalls.has(call.id)} />;
 }
 
-export function Conversation({ messages, receipts = [], waitingAgents = new Set() }: ConversationProps) {
+const NONE: ReadonlySet<string> = new Set();
+
+export function Conversation({ messages, receipts = [], waitingAgents = NONE, waitingCalls = NONE }: ConversationProps) {
   if (messages.length === 0) return <p className="muted">No messages yet.</p>;
   const entries = arrangeConversation(messages);
   return (
@@ -47,7 +51,13 @@ export function Conversation({ messages, receipts = [], waitingAgents = new Set(
               <>
                 {entry.text && <Markdown text={entry.text} />}
                 {entry.toolCalls.map((call) => (
-                  <Call key={call.key} call={call} receipts={receipts} waitingAgents={waitingAgents} />
+                  <Call
+                    key={call.key}
+                    call={call}
+                    receipts={receipts}
+                    waitingAgents={waitingAgents}
+                    waitingCalls={waitingCalls}
+                  />
                 ))}
               </>
             )}

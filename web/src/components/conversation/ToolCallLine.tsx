@@ -12,10 +12,10 @@ export function ToolResult({ result }: { result: ToolResultView }) {
   );
 }
 
-export function ToolCallLine({ call }: { call: ToolCallView }) {
+export function ToolCallLine({ call, waiting = false }: { call: ToolCallView; waiting?: boolean }) {
   const summary = summarizeToolCall(call.name, call.args);
   return (
-    <details className="tool-call" data-testid="tool-call" data-tool={call.name}>
+    <details className="tool-call" data-testid="tool-call" data-tool={call.name} data-waiting={waiting}>
       <summary>
         <span className="tool-name">{call.name}</span>
         {summary && <span className="muted"> {summary}</span>}
@@ -24,6 +24,8 @@ export function ToolCallLine({ call }: { call: ToolCallView }) {
             {" "}
             → {summarizeResult(call.result.content, 60) || "done"}
           </span>
+        ) : waiting ? (
+          <span className="waiting-text"> · waiting for a decision</span>
         ) : (
           <span className="muted"> · no result yet</span>
         )}
