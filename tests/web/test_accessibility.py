@@ -57,7 +57,7 @@ async def test_a_batched_card_has_no_serious_accessibility_violation(web, server
 
 
 async def test_the_booking_form_has_no_serious_accessibility_violation(web):
-    """axe: the flight card with its radio groups, before and after a choice."""
+    """axe: the flight card with its radio groups, before and after a choice; it fits 375 px too."""
     tab = await web.sign_in("requester1")
     await tab.start(phrases.FIND_AND_BOOK_CHEAPEST, agent="travel")
     form = tab.pending("form")
@@ -67,6 +67,8 @@ async def test_the_booking_form_has_no_serious_accessibility_violation(web):
     await form.get_by_role("radio", name="Business").check()
     assert await axe_violations(tab.page) == []
     await picture(form, "web-booking-form.png")
+    await tab.page.set_viewport_size({"width": PHONE, "height": 800})
+    assert await overflow(tab.page) == {"page": 0, "controls": []}
 
 
 async def test_at_375_px_nothing_overflows_and_the_buttons_work(
