@@ -140,6 +140,44 @@ class Settings(BaseSettings):
         default="http://127.0.0.1:2024",
         description="The server's address as people reach it (for links in notices).",
     )
+    hitl_slack_webhook_url: str = Field(
+        default="",
+        description=(
+            "Slack incoming-webhook URL: each approval that starts waiting (or escalates) is posted there "
+            "as a Block Kit message with Approve and Reject buttons. Empty: off."
+        ),
+    )
+    hitl_slack_signing_secret: str = Field(
+        default="",
+        description=(
+            "The Slack app's signing secret: POST /channels/slack/actions accepts only button presses "
+            "signed with it (v0 HMAC-SHA256, at most 5 minutes old, each once). Empty: the route refuses all."
+        ),
+    )
+    hitl_slack_users: str = Field(
+        default="",
+        description=(
+            "Which Slack member decides as which HITL_USERS user, as comma-separated slack_id:user entries "
+            "(e.g. U024BE7LH:reviewer1). A press by anyone else changes nothing and is audited."
+        ),
+    )
+    hitl_smtp_host: str = Field(
+        default="", description="SMTP server for e-mail notices to the reviewers who may decide; empty: off."
+    )
+    hitl_smtp_port: int = Field(default=587, description="Port of the SMTP server.")
+    hitl_smtp_username: str = Field(default="", description="SMTP login name; empty: no login.")
+    hitl_smtp_password: str = Field(default="", description="SMTP password (with HITL_SMTP_USERNAME).")
+    hitl_smtp_starttls: bool = Field(
+        default=True, description="Upgrade the SMTP connection with STARTTLS (false only for a local relay)."
+    )
+    hitl_smtp_sender: str = Field(default="hitl@localhost", description="The From address of e-mail notices.")
+    hitl_user_emails: str = Field(
+        default="",
+        description=(
+            "E-mail addresses of the HITL_USERS users, as comma-separated user:address entries "
+            "(e.g. reviewer1:ana@example.com); only users listed here get e-mail notices."
+        ),
+    )
     hitl_watch_interval: float = Field(
         default=10.0, description="Seconds between the watcher's passes (notices, deadlines)."
     )

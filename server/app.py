@@ -22,6 +22,8 @@ from starlette.responses import JSONResponse
 from hitl.settings import get_settings
 from server import broadcast, engine_compat
 from server.auth import authenticate, token_of
+from server.channels.routes import ROUTES as CHANNEL_ROUTES
+from server.channels.routes import SLACK_ACTIONS
 from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
@@ -40,6 +42,8 @@ PUBLIC_PATHS = frozenset({"/ok", "/app", "/app-config", "/.well-known/jwks.json"
 and the public keys of signed receipts."""
 PUBLIC_PREFIXES = ("/app/",)
 """The web app's files."""
+SIGNED_ROUTES = frozenset({("POST", SLACK_ACTIONS)})
+"""(method, path) that authenticate by their own signature, not a token: Slack's button presses."""
 
 
 class TokenRequired:
@@ -66,6 +70,9 @@ class TokenRequired:
         if limited is None:
             return
         receive = limited
+        if (scope.get("method"), scope.get("path")) in SIGNED_ROUTES:  # size-limited, then its own check
+            await self.app(scope, receive, send)
+            return
         authorization = Headers(scope=scope).get("authorization")
         headers = dict(scope.get("headers") or [])
         client = scope.get("client")
@@ -143,7 +150,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
 engine_compat.apply()
 
 app = Starlette(
-    routes=ROUTES,
+    routes=[*ROUTES, *CHANNEL_ROUTES],
     lifespan=lifespan,
     middleware=[Middleware(TokenRequired), Middleware(StateWriteCheck)],
 )

@@ -160,8 +160,17 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     approval and never joins a run in flight; a resume is checked against the interrupts of the
     checkpoint it will run from.
     """
-    if is_server():  # the server's own runs (the watcher's expiries) passed `gate_resume` already
+    if is_server():  # the server's own runs (the watcher's expiries, channels) passed `gate_resume` already
         return None
+    return await admit_run_as(caller(ctx), value)
+
+
+async def admit_run_as(user: User, value: Auth.types.RunsCreate) -> Auth.types.FilterType | None:
+    """`on_run`'s checks for `user`: also for runs a channel (`server.channels`) starts for a person.
+
+    A channel builds `value` as the server would (thread_id, assistant_id, kwargs with the
+    command and config), admits it here, then creates the run as the server with that config.
+    """
     thread_id = value.get("thread_id")
     key = str(thread_id)
     if thread_id is not None and key in _ADMITTING:
@@ -169,7 +178,7 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     if thread_id is not None:
         _ADMITTING.add(key)
     try:
-        return await _admit_run(caller(ctx), value)
+        return await _admit_run(user, value)
     finally:
         # No await runs between here and the server marking the thread busy (or inserting the
         # run): a second run's handler sees this thread either admitting or busy, never idle.

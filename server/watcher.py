@@ -28,6 +28,7 @@ from hitl.settings import Settings, get_settings
 from server import audit, inbox, metrics, notify, records
 from server.access import as_server
 from server.auth import gate_resume
+from server.channels.announce import Announcer
 from server.leadership import Lease
 from server.pending_index import INDEX
 from server.users import SYSTEM_ACTOR, User
@@ -79,6 +80,8 @@ class Watcher:
         self.announced: set[str] | None = None
         """Notice keys known to be sent: a cache of the leader's acts, loaded when this process leads."""
         self.forgot_at = 0.0
+        self.channels = Announcer(self.settings, self.lease)
+        """Slack and e-mail notices (`server.channels`), once per interrupt and event."""
 
     async def run(self) -> None:
         """Pass, sleep, repeat; a failing pass is logged and the next one runs."""
@@ -138,6 +141,7 @@ class Watcher:
             escalation = entry.escalations.get(pending.id)
             if self.settings.hitl_notify_url:
                 await self.announce(entry.thread, current, escalation, now, "approval_pending")
+            await self.channels.announce(entry.thread, current, escalation, now)
             if (deadline := _deadline(current, escalation)) and now >= deadline:
                 await self.expire(client, entry.thread, current, escalation, now)
 
@@ -222,6 +226,8 @@ class Watcher:
         if self.settings.hitl_notify_url:
             escalated = pending.escalated(records.roles({pending.id: escalation}))
             await self.announce(thread, escalated, escalation, now, "approval_escalated")
+        escalated = pending.escalated(records.roles({pending.id: escalation}))
+        await self.channels.announce(thread, escalated, escalation, now, "approval_escalated")
 
 
 def _deadline(pending: Pending, escalation: Escalation | None) -> datetime | None:

@@ -1,0 +1,270 @@
+"""`POST /channels/slack/actions`: Approve and Reject pressed in Slack, answered through the API's own gate.
+
+Slack sends no bearer token, so the request is taken only with Slack's signature, fresh and once
+(`server.channels.slack_signature`). The Slack member is mapped to a HITL user
+(`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
+goes through `server.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
+receipts), then the server creates the run with the config that admission wrote. Refusals change
+nothing and are audited; the message is then updated through the press's `response_url`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from langgraph_sdk import Auth, get_client
+from starlette.responses import JSONResponse, Response
+
+from hitl.contracts import AuditRecord
+from hitl.settings import get_settings
+from server import audit, records
+from server.access import as_server, is_not_found
+from server.auth import admit_run_as
+from server.channels import slack_replies
+from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT
+from server.channels.slack_signature import Verdict, verify
+from server.pending_index import INDEX
+from server.resume_gate import Pending
+from server.users import User, directory
+from server.watcher import expiry_answer
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+logger = logging.getLogger(__name__)
+CHANNEL_TRAIL = "slack-channel"
+"""The audit trail of requests that name no thread one can trust (forged, unreadable)."""
+REFUSED_STATUS = {Verdict.FORGED: 401, Verdict.STALE: 401, Verdict.REPLAYED: 409}
+
+
+@dataclass(frozen=True)
+class Press:
+    """One button press, read from a signed payload."""
+
+    slack_user: str
+    decision: str
+    thread_id: str
+    interrupt_id: str
+    reason: str
+    response_url: str
+    message: dict[str, Any] | None
+
+    @classmethod
+    def read(cls, body: bytes) -> Press | None:
+        """The press in Slack's form-encoded `payload`, or None for anything else."""
+        try:
+            payload = json.loads(parse_qs(body.decode())["payload"][0])
+            action = payload["actions"][0]
+            target = json.loads(action["value"])
+            press = cls(
+                slack_user=str(payload["user"]["id"]),
+                decision=str(action["action_id"]),
+                thread_id=str(target["thread_id"]),
+                interrupt_id=str(target["interrupt_id"]),
+                reason=_reason(payload),
+                response_url=str(payload.get("response_url") or ""),
+                message=payload.get("message") if isinstance(payload.get("message"), dict) else None,
+            )
+        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError):
+            return None
+        return press if press.decision in {APPROVE, REJECT} else None
+
+
+def _reason(payload: dict[str, Any]) -> str:
+    """What the presser typed into the message's reason box, if anything."""
+    values = ((payload.get("state") or {}).get("values") or {}).get(REASON_BLOCK) or {}
+    typed = (values.get(REASON_INPUT) or {}).get("value")
+    return typed.strip()[:2000] if isinstance(typed, str) else ""
+
+
+def slack_users() -> dict[str, str]:
+    """`HITL_SLACK_USERS` as Slack member id to HITL user name."""
+    pairs = (e.strip().partition(":") for e in get_settings().hitl_slack_users.split(","))
+    return {
+        slack_id.strip(): name.strip() for slack_id, _, name in pairs if slack_id.strip() and name.strip()
+    }
+
+
+def hitl_user(slack_id: str) -> User | None:
+    """The HITL user a Slack member decides as, if `HITL_SLACK_USERS` maps them to a known user."""
+    name = slack_users().get(slack_id)
+    return directory().named(name) if name else None
+
+
+async def slack_actions(request: Request) -> Response:
+    """POST /channels/slack/actions: verify, map the member, decide through the gate, tell Slack."""
+    secret = get_settings().hitl_slack_signing_secret
+    if not secret:
+        return JSONResponse({"detail": "Slack approvals are off: HITL_SLACK_SIGNING_SECRET is not set."}, 404)
+    body = await request.body()
+    verdict = await verify(secret, request.headers, body)
+    press = Press.read(body)
+    if verdict is not Verdict.ACCEPTED:
+        await _refused_request(verdict, press, body)
+        return JSONResponse({"detail": f"Refused: {verdict.value}."}, REFUSED_STATUS[verdict])
+    if press is None:
+        await _write(
+            _record(CHANNEL_TRAIL, "", "unreadable", "a signed request that is no Approve or Reject press")
+        )
+        return JSONResponse({"detail": "Not an Approve or Reject press of this server's messages."}, 400)
+    user = hitl_user(press.slack_user)
+    if user is None:
+        why = f"Slack member {press.slack_user} is not mapped to a HITL user (HITL_SLACK_USERS)"
+        await _write(_record(press.thread_id, press.interrupt_id, f"slack:{press.slack_user}", why, press))
+        slack_replies.refused(press, f"not allowed: {why}.")
+        return Response(status_code=200)
+    await decide(press, user)
+    return Response(status_code=200)
+
+
+async def decide(press: Press, user: User) -> None:
+    """Answer the pressed interrupt as `user` through the API's checks, or say why not (audited)."""
+    client = get_client()
+    with as_server():
+        pending = await _pending(press.thread_id, press.interrupt_id)
+        if pending is None:
+            why = await _why_not_pending(press)
+            await _write(_record(press.thread_id, press.interrupt_id, user.identity, why, press, user=user))
+            slack_replies.closed(press, why)
+            return
+        graph_id = await records.graph_of(client, press.thread_id)
+        reason = press.reason or f"Rejected in Slack by {user.identity} (no reason given)."
+        answer = _answer(pending, press.decision, reason)
+        if graph_id is None or answer is None:
+            why = "this approval cannot be answered from Slack; open it in the web app"
+            await _write(_record(press.thread_id, press.interrupt_id, user.identity, why, press, user=user))
+            slack_replies.refused(press, why)
+            return
+        command: dict[str, Any] = {"resume": {pending.id: answer}}
+        value: dict[str, Any] = {
+            "thread_id": press.thread_id,
+            "assistant_id": await _assistant_of(graph_id),
+            "kwargs": {"command": command, "config": {"configurable": {}}},
+        }
+        try:
+            await admit_run_as(user, value)  # type: ignore[arg-type]
+        except Auth.exceptions.HTTPException as refusal:
+            slack_replies.refused(press, f"not allowed: {refusal.detail}")
+            return
+        config = value["kwargs"]["config"]
+        await client.runs.create(press.thread_id, graph_id, command=command, config=config)  # type: ignore[call-overload]
+    INDEX.mark(press.thread_id)
+    slack_replies.decided(press, user, reason if press.decision == REJECT else "")
+
+
+def _answer(pending: Pending, decision: str, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
+    """The resume answer to `pending` for an Approve or Reject press, or None if the shape allows none."""
+    if decision == REJECT:
+        return expiry_answer(pending, reason)
+    value = pending.value if isinstance(pending.value, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        return {"decisions": [{"type": APPROVE} for _ in value["action_requests"]]}
+    if value.get("type") == "tool_approval":
+        return {"type": APPROVE}
+    if value.get("type") == "approval_request":
+        return {"approved": True, "reason": None}
+    return None
+
+
+async def _assistant_of(graph_id: str) -> str:
+    """The id of the server's own assistant for `graph_id` (run admission reads runs by assistant id)."""
+    found = await get_client().assistants.search(
+        graph_id=graph_id, metadata={"created_by": "system"}, limit=1
+    )
+    return str(found[0]["assistant_id"]) if found else graph_id
+
+
+async def _pending(thread_id: str, interrupt_id: str) -> Pending | None:
+    """The interrupt still waiting on the thread's current checkpoint (escalations applied), if any."""
+    try:
+        state = await get_client().threads.get_state(thread_id)
+    except Exception as error:
+        if is_not_found(error):
+            return None
+        raise
+    waiting = await records.escalated(thread_id, Pending.from_state(dict(state)))
+    return next((p for p in waiting if p.id == interrupt_id), None)
+
+
+async def _why_not_pending(press: Press) -> str:
+    """Why the pressed interrupt waits no more: who answered it, or that it expired."""
+    trail = await audit.trail(get_client(), press.thread_id)
+    answered = [
+        r
+        for r in trail
+        if r.get("outcome") == "accepted" and press.interrupt_id in str(r.get("interrupt_id"))
+    ]
+    if not answered:
+        return "already answered"
+    last = answered[-1]
+    if last.get("reviewer") == "system":
+        return "expired: nobody decided before the deadline"
+    return f"already answered: {last.get('decision')} by {last.get('reviewer')}"
+
+
+async def _refused_request(verdict: Verdict, press: Press | None, body: bytes) -> None:
+    """Audit a refused request: in its thread's trail if Slack signed it, else in the channel's.
+
+    What an unsigned request claims (thread, member) is kept as its message, never trusted.
+    """
+    if verdict is Verdict.FORGED or press is None:
+        claim = (
+            f"unverified: {press.decision} on thread {press.thread_id} by Slack member {press.slack_user}"
+            if press
+            else f"unreadable request of {len(body)} bytes"
+        )
+        await _write(_record(CHANNEL_TRAIL, "", "unverified", verdict.value, detail=claim))
+        return
+    user = hitl_user(press.slack_user)
+    who = user.identity if user else f"slack:{press.slack_user}"
+    await _write(_record(press.thread_id, press.interrupt_id, who, verdict.value, press, user=user))
+
+
+def _record(  # noqa: PLR0913  (where, who, why, and what was pressed)
+    thread_id: str,
+    interrupt_id: str,
+    who: str,
+    why: str,
+    press: Press | None = None,
+    *,
+    user: User | None = None,
+    detail: str = "",
+) -> AuditRecord:
+    """A refused Slack request, as an audit record."""
+    said = f"via Slack: {press.decision} pressed by {press.slack_user}" if press else f"via Slack: {detail}"
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id=interrupt_id,
+        tool_call_id="",
+        agent="",
+        tool="",
+        requested_args={},
+        decision="refused",
+        final_args=None,
+        message=said[:500],
+        reviewer=who,
+        roles=user.roles if user else [],
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="refused",
+        refusal=why,
+    )
+
+
+async def _write(record: AuditRecord) -> None:
+    """Append one record to its trail (a failure is logged: the refusal stands either way)."""
+    try:
+        await audit.write(get_client(), [record])
+    except Exception:
+        logger.exception("slack: could not audit a refused request")
+
+
+async def channel_trail(request: Request) -> JSONResponse:
+    """GET /channels/slack/audit: refused Slack requests that name no trustworthy thread (supervisors)."""
+    if request.user["role"] != "supervisor":
+        return JSONResponse({"detail": "Only a supervisor may read the Slack channel's audit trail."}, 403)
+    return JSONResponse({"records": await audit.trail(get_client(), CHANNEL_TRAIL)})

@@ -1,0 +1,154 @@
+"""Slack Block Kit messages for approvals: the one a pause posts, and what it becomes once pressed.
+
+Pure: built from the inbox rows of one interrupt (`server.pending_index.rows_of`). The buttons
+carry only which thread and interrupt they answer; who pressed and whether they may decide is
+the server's to find out when the press arrives (`server.channels.slack`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.resume_gate import Pending
+
+APPROVE = "approve"
+REJECT = "reject"
+ACTIONS_BLOCK = "hitl_decide"
+REASON_BLOCK = "hitl_reason"
+REASON_INPUT = "reason"
+MAX_ARGS_CHARS = 2500
+"""Slack refuses a section text over 3,000 characters: longer args are cut, the web app has them all."""
+DECIDERS = {
+    "reviewer": "a reviewer",
+    "supervisor": "a supervisor",
+    "owner": "the person who asked (the thread's owner)",
+}
+
+
+def thread_link(public_url: str, thread_id: str) -> str:
+    """Where the web app opens this thread (signing in is still needed to decide there)."""
+    return f"{public_url.rstrip('/')}/app/#/threads/{thread_id}"
+
+
+def button_value(thread_id: str, interrupt_id: str) -> str:
+    """What a button carries back: the thread and the interrupt it answers, nothing else."""
+    return json.dumps({"thread_id": thread_id, "interrupt_id": interrupt_id}, separators=(",", ":"))
+
+
+def decisions_offered(pending: Pending) -> tuple[bool, bool]:
+    """Whether Approve and Reject can answer `pending` from Slack (forms and answers need the web app)."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        configs = value.get("review_configs") or []
+        allowed = [set(c.get("allowed_decisions") or []) for c in configs]
+        if len(allowed) != len(value["action_requests"]):
+            return False, False
+        return all(APPROVE in a for a in allowed), all(REJECT in a for a in allowed)
+    if value.get("type") == "tool_approval":
+        allowed_here = set(value.get("allowed_decisions") or [])
+        return APPROVE in allowed_here, REJECT in allowed_here
+    if value.get("type") == "approval_request":
+        return True, True
+    return False, False
+
+
+def who_decides(row: dict[str, Any]) -> str:
+    """Who must decide a row, in words, with a quorum's progress."""
+    role = str(row.get("required_role") or "reviewer")
+    words = DECIDERS.get(role, role)
+    approvals = row.get("approvals")
+    if isinstance(approvals, dict) and isinstance(approvals.get("required"), int):
+        required = approvals["required"]
+        done = approvals.get("approved_by") or []
+        people = f" (approved so far: {', '.join(map(str, done))})" if done else ""
+        words = f"{required} different people, each {words}{people}"
+    if row.get("escalated"):
+        words += ", escalated"
+    return words
+
+
+def pause_message(
+    pending: Pending, rows: list[dict[str, Any]], public_url: str, event: str = "approval_pending"
+) -> dict[str, Any]:
+    """The incoming-webhook message for one waiting interrupt: what, who asks, args, deadline, who decides."""
+    first = rows[0]
+    thread_id = str(first["thread_id"])
+    link = thread_link(public_url, thread_id)
+    tools = ", ".join(str(r.get("tool")) for r in rows)
+    title = ("Escalated: " if event == "approval_escalated" else "Approval needed: ") + tools
+    asker = str(first.get("agent") or "agent")
+    graph = first.get("graph_id")
+    if graph and graph != asker:
+        asker = f"{asker} (subagent of {graph})"
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": _plain(title[:150])},
+        {
+            "type": "section",
+            "fields": [
+                _markdown(f"*Asked by*\n{asker}"),
+                _markdown(f"*For*\n{first.get('owner') or 'unknown'}"),
+                _markdown(f"*Who must decide*\n{who_decides(first)}"),
+                _markdown(f"*Deadline*\n{first.get('deadline') or 'none'}"),
+            ],
+        },
+    ]
+    for row in rows:
+        args = json.dumps(row.get("args") or {}, indent=1, ensure_ascii=False, default=str)
+        if len(args) > MAX_ARGS_CHARS:
+            args = f"{args[:MAX_ARGS_CHARS]}\n… (cut: see the web app)"
+        text = f"*{row.get('tool')}*: {row.get('description') or ''}".strip()
+        blocks.append({"type": "section", "text": _markdown(f"{text[:400]}\n```{args}```")})
+    approve, reject = decisions_offered(pending)
+    value = button_value(thread_id, pending.id)
+    buttons: list[dict[str, Any]] = []
+    if approve:
+        buttons.append(_button("Approve", APPROVE, value, "primary"))
+    if reject:
+        blocks.append(
+            {
+                "type": "input",
+                "block_id": REASON_BLOCK,
+                "optional": True,
+                "label": _plain("Reason, if you reject (the agent reads it)"),
+                "element": {"type": "plain_text_input", "action_id": REASON_INPUT},
+            }
+        )
+        buttons.append(_button("Reject", REJECT, value, "danger"))
+    buttons.append(
+        {"type": "button", "action_id": "open", "text": _plain("Open in the web app"), "url": link}
+    )
+    blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": buttons})
+    if not (approve or reject):
+        blocks.append({"type": "context", "elements": [_markdown("Answer this one in the web app.")]})
+    return {"text": f"{title} ({thread_id})", "blocks": blocks}
+
+
+def outcome_message(original: dict[str, Any] | None, line: str) -> dict[str, Any]:
+    """The message after a press: the original's first blocks without the buttons, and `line` below.
+
+    Sent to the press's `response_url` (`replace_original`), so everyone in the channel sees it.
+    """
+    kept = [
+        b
+        for b in (original or {}).get("blocks") or []
+        if isinstance(b, dict) and b.get("type") in {"header", "section"}
+    ]
+    return {
+        "replace_original": True,
+        "text": line,
+        "blocks": [*kept, {"type": "section", "text": _markdown(line)}],
+    }
+
+
+def _button(text: str, action_id: str, value: str, style: str) -> dict[str, Any]:
+    return {"type": "button", "action_id": action_id, "text": _plain(text), "value": value, "style": style}
+
+
+def _plain(text: str) -> dict[str, Any]:
+    return {"type": "plain_text", "text": text}
+
+
+def _markdown(text: str) -> dict[str, Any]:
+    return {"type": "mrkdwn", "text": text}

@@ -1,0 +1,348 @@
+"""Slack approvals through a real server: a fake Slack on loopback, presses signed by the tests.
+
+This module's own `langgraph dev` posts each waiting approval to the fake Slack's webhook; the
+tests press its buttons with requests signed as Slack signs them. Every press is checked on
+the business database (refunds, outbox) and the audit trail (GET /audit/{thread_id}); the
+replies the server sends to the press's `response_url` say who decided or why nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+
+from hitl.scripted import phrases
+from tests.conftest import add_order
+from tests.devserver import start_dev_server, stop, user_clients
+from tests.fake_slack import FakeSlack, sign
+from tests.server.helpers import APPROVE, decisions, start
+
+pytestmark = pytest.mark.server
+
+SLACK_USERS = "UREV1:reviewer1,USUP1:supervisor1,USUP2:supervisor2,UREQ1:requester1"
+
+
+@pytest.fixture(scope="module")
+def slack():
+    fake = FakeSlack(failures=1)
+    yield fake
+    fake.close()
+
+
+@pytest.fixture(scope="module")
+def slack_server(tmp_path_factory, slack):
+    from tests.fake_slack import SIGNING_SECRET  # noqa: PLC0415
+
+    running = start_dev_server(
+        tmp_path_factory.mktemp("slack"),
+        {
+            "HITL_WATCH_INTERVAL": "0.3",
+            "HITL_SLACK_WEBHOOK_URL": slack.webhook_url,
+            "HITL_SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "HITL_SLACK_USERS": SLACK_USERS,
+            "HITL_PUBLIC_URL": "https://hitl.example.com",
+        },
+    )
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture
+async def as_user(slack_server):
+    async with user_clients(slack_server.url) as make:
+        yield make
+
+
+async def until(check, seconds: float = 60):
+    """Poll `check` (sync or async) until it returns something truthy (bounded)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = check()
+        if asyncio.iscoroutine(result):
+            result = await result
+        if result:
+            return result
+        await asyncio.sleep(0.2)
+    pytest.fail("condition not reached in time")
+
+
+async def posted(slack, thread_id: str, index: int = 0) -> dict:
+    """The `index`-th approval message the server posted about `thread_id` (waits for it)."""
+    messages = await until(lambda: slack.messages_for(thread_id)[index:])
+    return messages[0]
+
+
+async def send(server, body: bytes, headers: dict[str, str]) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        return await http.post("/channels/slack/actions", content=body, headers=headers)
+
+
+async def trail(client, thread_id: str) -> list[dict]:
+    return (await client.http.get(f"/audit/{thread_id}"))["records"]
+
+
+async def settled(client, thread_id: str) -> dict:
+    """The thread once it is no longer busy."""
+
+    async def done():
+        thread = await client.threads.get(thread_id)
+        return thread if thread["status"] != "busy" else None
+
+    await asyncio.sleep(0.5)
+    return await until(done)
+
+
+async def reply(slack, path: str) -> dict:
+    """What the server told Slack through the press's response_url (waits for it)."""
+    [body] = await until(lambda: slack.replies.get(path))
+    return body
+
+
+async def test_a_pause_posts_a_block_kit_message(as_user, slack_server, slack):
+    """message: what (issue_refund, args), which agent, who decides, deadline, buttons, web app link."""
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(as_user("requester1"), phrases.refund_in_full(order_id))
+    message = await posted(slack, thread_id)
+    text = json.dumps(message)
+    assert "Approval needed: issue_refund" in text
+    assert order_id in text
+    assert "support" in text
+    assert "a reviewer" in text
+    assert "Deadline" in text
+    [actions] = [b for b in message["blocks"] if b["type"] == "actions"]
+    by_id = {e["action_id"]: e for e in actions["elements"]}
+    assert set(by_id) == {"approve", "reject", "open"}
+    assert by_id["open"]["url"] == f"https://hitl.example.com/app/#/threads/{thread_id}"
+    assert json.loads(by_id["approve"]["value"])["thread_id"] == thread_id
+    assert slack.attempts >= 2  # the first post failed and was retried
+
+
+async def test_a_subagents_pause_names_the_subagent(as_user, slack_server, slack):
+    """subagent: a refund asked by refund_specialist says so in the message."""
+    order_id = add_order(slack_server.services, 300)
+    request = phrases.via_specialist(phrases.refund_in_full(order_id))
+    thread_id, _ = await start(as_user("requester1"), request)
+    assert "refund_specialist" in json.dumps(await posted(slack, thread_id))
+
+
+async def test_an_allowed_reviewer_approves_from_slack(as_user, slack_server, slack):
+    """approve: reviewer1 (UREV1) presses Approve: one refund for requester1, audited as reviewer1, told.
+
+    The run carries what admission tells every run (whose records, who asked), as an API resume's does.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UREV1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert (await settled(requester, thread_id))["status"] == "idle"
+    assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
+    records = await trail(requester, thread_id)
+    assert [(r["reviewer"], r["decision"], r["outcome"]) for r in records] == [
+        ("reviewer1", "approve", "accepted")
+    ]
+    update = await reply(slack, path)
+    assert update["replace_original"] is True
+    assert "Approved* by reviewer1" in update["text"]
+    [run, _first] = await requester.runs.list(thread_id)
+    told = run["kwargs"]["config"]["configurable"]
+    assert told["hitl_acting_for"]["identity"] == "requester1"
+    assert told["hitl_requested_by"] == ["requester1"]
+
+
+async def test_a_reject_from_slack_carries_the_typed_reason(as_user, slack_server, slack):
+    """reject: the reason typed in the message reaches the audit; no refund; the message shows it."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 250)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(
+        await posted(slack, thread_id), "reject", "UREV1", reason="Order was never paid."
+    )
+    assert (await send(slack_server, body, headers)).status_code == 200
+    await settled(requester, thread_id)
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    [record] = await trail(requester, thread_id)
+    assert (record["reviewer"], record["decision"], record["message"]) == (
+        "reviewer1",
+        "reject",
+        "Order was never paid.",
+    )
+    assert "Order was never paid." in (await reply(slack, path))["text"]
+
+
+async def test_a_user_without_the_role_changes_nothing(as_user, slack_server, slack):
+    """role: reviewer1 approves an 899 refund (a supervisor's): refused, audited, told alone; still waits."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 899)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UREV1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    update = await reply(slack, path)
+    assert update["response_type"] == "ephemeral"
+    assert "not allowed" in update["text"]
+    assert "supervisor" in update["text"]
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert [(r["reviewer"], r["outcome"]) for r in await trail(requester, thread_id)] == [
+        ("reviewer1", "refused")
+    ]
+
+
+async def test_an_unknown_slack_member_changes_nothing(as_user, slack_server, slack):
+    """unknown: a member HITL_SLACK_USERS does not name presses Approve: refused, audited as slack:<id>."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UNOBODY")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "not mapped" in (await reply(slack, path))["text"]
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    [record] = await trail(requester, thread_id)
+    assert (record["reviewer"], record["outcome"]) == ("slack:UNOBODY", "refused")
+
+
+async def test_the_asker_cannot_approve_from_slack(as_user, slack_server, slack):
+    """four eyes: reviewer1 asked for an e-mail; their Slack approve is refused (separation of duties)."""
+    reviewer = as_user("reviewer1")
+    order_id = add_order(slack_server.services, 40)
+    thread_id, _ = await start(reviewer, phrases.email_customer(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UREV1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "someone else must approve" in (await reply(slack, path))["text"]
+    assert (await reviewer.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    assert [(r["reviewer"], r["outcome"]) for r in await trail(reviewer, thread_id)] == [
+        ("reviewer1", "refused")
+    ]
+
+
+async def test_a_requester_cannot_approve_their_own_refund_from_slack(as_user, slack_server, slack):
+    """requester: requester1 (UREQ1) presses Approve on their own refund: refused, audited, no refund."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UREQ1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "not allowed" in (await reply(slack, path))["text"]
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert [(r["reviewer"], r["outcome"]) for r in await trail(requester, thread_id)] == [
+        ("requester1", "refused")
+    ]
+
+
+async def test_a_replayed_press_is_refused(as_user, slack_server, slack):
+    """replay: the same signed request sent twice: 409 the second time, one refund, the replay audited."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, _path = slack.press(await posted(slack, thread_id), "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    await settled(requester, thread_id)
+    assert (await send(slack_server, body, headers)).status_code == 409
+    assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
+    records = await trail(requester, thread_id)
+    assert [(r["reviewer"], r["decision"]) for r in records] == [
+        ("supervisor1", "approve"),
+        ("supervisor1", "refused"),
+    ]
+    assert "replay" in records[-1]["refusal"]
+
+
+async def test_a_stale_press_is_refused(as_user, slack_server, slack):
+    """stale: a press signed 10 minutes ago is 401, audited, and changes nothing."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    old = int(time.time()) - 600
+    body, headers, _path = slack.press(await posted(slack, thread_id), "approve", "USUP1", timestamp=old)
+    assert (await send(slack_server, body, headers)).status_code == 401
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    [record] = await trail(requester, thread_id)
+    assert (record["reviewer"], record["outcome"]) == ("supervisor1", "refused")
+    assert "minutes old" in record["refusal"]
+
+
+async def test_a_forged_signature_is_refused(as_user, slack_server, slack):
+    """forged: another secret, and no signature: 401, nothing changes, the channel's trail has both."""
+    requester, supervisor = as_user("requester1"), as_user("supervisor1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    message = await posted(slack, thread_id)
+    body, headers, _path = slack.press(message, "approve", "USUP1", secret="not-the-secret")  # noqa: S106
+    assert (await send(slack_server, body, headers)).status_code == 401
+    unsigned = {"Content-Type": "application/x-www-form-urlencoded"}
+    assert (await send(slack_server, body, unsigned)).status_code == 401
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert await trail(requester, thread_id) == []
+    channel = (await supervisor.http.get("/channels/slack/audit"))["records"]
+    assert len([r for r in channel if thread_id in r["message"]]) == 2
+    assert all(r["outcome"] == "refused" and "signature" in r["refusal"] for r in channel)
+    with pytest.raises(httpx.HTTPStatusError):
+        await as_user("reviewer1").http.get("/channels/slack/audit")
+
+
+async def test_a_press_after_an_answer_elsewhere_changes_nothing(as_user, slack_server, slack):
+    """answered: reviewer1 approves through the API first; supervisor1's press is told so; one refund."""
+    requester, reviewer = as_user("requester1"), as_user("reviewer1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    message = await posted(slack, thread_id)
+    await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    body, headers, path = slack.press(message, "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    update = await reply(slack, path)
+    assert update["replace_original"] is True
+    assert "already answered: approve by reviewer1" in update["text"]
+    assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
+    assert [(r["reviewer"], r["outcome"]) for r in await trail(requester, thread_id)] == [
+        ("reviewer1", "accepted"),
+        ("supervisor1", "refused"),
+    ]
+
+
+async def test_a_slack_approve_counts_once_towards_a_quorum(as_user, slack_server, slack):
+    """quorum: 2,400 needs two supervisors: supervisor1 in Slack, again: refused, supervisor2: one refund."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 2400)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, _ = slack.press(await posted(slack, thread_id), "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert (await settled(requester, thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    second = await posted(slack, thread_id, 1)
+    assert "supervisor1" in json.dumps(second)
+    body, headers, path = slack.press(second, "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "not allowed" in (await reply(slack, path))["text"]
+    body, headers, _ = slack.press(second, "approve", "USUP2")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert (await settled(requester, thread_id))["status"] == "idle"
+    assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [2400.0]
+    records = await trail(requester, thread_id)
+    assert [(r["reviewer"], r["outcome"]) for r in records] == [
+        ("supervisor1", "accepted"),
+        ("supervisor1", "refused"),
+        ("supervisor2", "accepted"),
+    ]
+
+
+async def test_the_actions_route_takes_no_token_and_nothing_else(slack_server):
+    """route: only a POST to that exact path goes without a token (others: 401); a signed non-press is 400."""
+    async with httpx.AsyncClient(base_url=slack_server.url, timeout=30) as http:
+        assert (await http.get("/channels/slack/actions")).status_code == 401
+        assert (await http.put("/channels/slack/actions", content=b"x")).status_code == 401
+        assert (await http.post("/channels/slack/actions/", content=b"x")).status_code == 401
+        assert (await http.get("/channels/slack/audit")).status_code == 401
+        body = b"payload=%7B%7D"
+        response = await http.post(
+            "/channels/slack/actions", content=body, headers=sign(body, int(time.time()))
+        )
+        assert response.status_code == 400
