@@ -1,19 +1,109 @@
-"""E-mail notices (slice 3: not yet)."""
+"""E-mail notices: the people who may decide a waiting approval get a link that opens it in the web app.
+
+A link never decides by itself (mail scanners follow links): it opens the thread, and deciding
+needs the signed-in user. Recipients are the `HITL_USERS` users who may decide the approval
+(its role, an escalation's, or the owner for a form) and have an address in
+`HITL_USER_EMAILS`, except the people who asked for it (they may not approve it). Sent with
+`aiosmtplib` (no blocking I/O on the server's event loop), one message per person, each
+retried by `server.channels.delivery`. Not for OIDC users, whom the server only meets when they call.
+"""
 
 from __future__ import annotations
 
+import json
+from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
+
+import aiosmtplib
+
+from server.channels.slack_message import thread_link, who_decides
+from server.users import directory
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from hitl.settings import Settings
     from server.resume_gate import Pending
+    from server.users import User
+
+TIMEOUT_SECONDS = 30.0
+MAX_ARGS_CHARS = 4000
+
+
+def addresses(settings: Settings) -> dict[str, str]:
+    """`HITL_USER_EMAILS` as user name to address."""
+    pairs = (e.strip().partition(":") for e in settings.hitl_user_emails.split(","))
+    return {name.strip(): address.strip() for name, _, address in pairs if name.strip() and "@" in address}
+
+
+def recipients(settings: Settings, pending: Pending, owner: str | None) -> list[tuple[User, str]]:
+    """Who may decide `pending` and has an address, without the people who asked for it."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    asked = value.get("requested_by")
+    askers = {str(p) for p in asked} if isinstance(asked, list) else set()
+    known = addresses(settings)
+    return [
+        (user, known[user.identity])
+        for user in directory().users()
+        if user.identity in known
+        and user.identity not in askers
+        and all(user.may_decide(d, owner) for d in pending.deciders)
+    ]
+
+
+def notice(
+    settings: Settings, to: str, pending: Pending, rows: list[dict[str, Any]], event: str
+) -> EmailMessage:
+    """The e-mail telling `to` that `pending` waits: what, who asks, args, deadline, who decides, the link."""
+    first = rows[0]
+    thread_id = str(first["thread_id"])
+    tools = ", ".join(str(r.get("tool")) for r in rows)
+    headline = "Escalated" if event == "approval_escalated" else "Approval needed"
+    lines = [
+        f"{headline}: {tools}, asked by {first.get('agent')} for {first.get('owner') or 'unknown'}.",
+        "",
+    ]
+    for row in rows:
+        args = json.dumps(row.get("args") or {}, indent=2, ensure_ascii=False, default=str)[:MAX_ARGS_CHARS]
+        lines += [f"{row.get('tool')}: {row.get('description') or ''}".strip(), args, ""]
+    lines += [
+        f"Who must decide: {who_decides(first)}",
+        f"Deadline: {first.get('deadline') or 'none'}",
+        "",
+        f"Open it in the web app: {thread_link(settings.hitl_public_url, thread_id)}",
+        "The link only opens the approval; you decide there, signed in. Nothing is decided by e-mail.",
+        f"(interrupt {pending.id})",
+    ]
+    message = EmailMessage()
+    message["From"] = settings.hitl_smtp_sender
+    message["To"] = to
+    message["Subject"] = f"[HITL] {headline}: {tools} ({first.get('agent')})"
+    message.set_content("\n".join(lines))
+    return message
 
 
 def notices(
     settings: Settings, thread: dict[str, Any], pending: Pending, rows: list[dict[str, Any]], event: str
 ) -> list[Callable[[], Awaitable[None]]]:
-    """One sending attempt per reviewer to tell (none yet)."""
-    del settings, thread, pending, rows, event
-    return []
+    """One sending attempt per person to tell (see `recipients`)."""
+    del thread
+    owner = rows[0].get("owner") if rows else None
+    return [
+        _sender(settings, notice(settings, address, pending, rows, event))
+        for _, address in recipients(settings, pending, owner if isinstance(owner, str) else None)
+    ]
+
+
+def _sender(settings: Settings, message: EmailMessage) -> Callable[[], Awaitable[None]]:
+    async def attempt() -> None:
+        await aiosmtplib.send(
+            message,
+            hostname=settings.hitl_smtp_host,
+            port=settings.hitl_smtp_port,
+            username=settings.hitl_smtp_username or None,
+            password=settings.hitl_smtp_password or None,
+            start_tls=settings.hitl_smtp_starttls,
+            timeout=TIMEOUT_SECONDS,
+        )
+
+    return attempt

@@ -41,6 +41,7 @@ def slack_server(tmp_path_factory, slack):
         tmp_path_factory.mktemp("slack"),
         {
             "HITL_WATCH_INTERVAL": "0.3",
+            "EMAIL_DEADLINE_SECONDS": "8",  # e-mails expire during the module (a press after expiry)
             "HITL_SLACK_WEBHOOK_URL": slack.webhook_url,
             "HITL_SLACK_SIGNING_SECRET": SIGNING_SECRET,
             "HITL_SLACK_USERS": SLACK_USERS,
@@ -304,6 +305,27 @@ async def test_a_press_after_an_answer_elsewhere_changes_nothing(as_user, slack_
     assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
     assert [(r["reviewer"], r["outcome"]) for r in await trail(requester, thread_id)] == [
         ("reviewer1", "accepted"),
+        ("supervisor1", "refused"),
+    ]
+
+
+async def test_a_press_after_the_deadline_says_it_expired(as_user, slack_server, slack):
+    """expired: nobody decided the e-mail in time (the watcher rejected it); a later press changes nothing."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 45)
+    thread_id, _ = await start(requester, phrases.email_customer(order_id))
+    message = await posted(slack, thread_id)
+
+    async def expired():
+        return (await requester.threads.get(thread_id))["status"] == "idle"
+
+    await until(expired)
+    body, headers, path = slack.press(message, "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "expired" in (await reply(slack, path))["text"]
+    assert slack_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    assert [(r["reviewer"], r["decision"]) for r in await trail(requester, thread_id)] == [
+        ("system", "reject"),
         ("supervisor1", "refused"),
     ]
 

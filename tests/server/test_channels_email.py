@@ -1,0 +1,130 @@
+"""E-mail notices through a real server: an SMTP sink on loopback receives what the watcher sends.
+
+This module's own `langgraph dev` has SMTP pointed at the sink (which refuses the first message,
+so the retry is exercised) and addresses for some dev users. Each test checks who got a notice,
+that it links to the thread in the web app, and that following the link decides nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from hitl.scripted import phrases
+from tests.conftest import add_order
+from tests.devserver import start_dev_server, stop, user_clients
+from tests.server.helpers import start
+from tests.smtp_sink import SmtpSink
+
+pytestmark = pytest.mark.server
+
+EMAILS = {
+    "requester1": "req1@example.com",
+    "reviewer1": "rev1@example.com",
+    "supervisor1": "sup1@example.com",
+    "supervisor2": "sup2@example.com",
+}
+
+
+@pytest.fixture(scope="module")
+def sink():
+    running = SmtpSink(failures=1)
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory, sink):
+    running = start_dev_server(
+        tmp_path_factory.mktemp("email"),
+        {
+            "HITL_WATCH_INTERVAL": "0.3",
+            "HITL_SMTP_HOST": "127.0.0.1",
+            "HITL_SMTP_PORT": str(sink.port),
+            "HITL_SMTP_STARTTLS": "false",
+            "HITL_SMTP_SENDER": "approvals@example.com",
+            "HITL_USER_EMAILS": ",".join(f"{user}:{address}" for user, address in EMAILS.items()),
+            "HITL_PUBLIC_URL": "https://hitl.example.com",
+        },
+    )
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture
+async def as_user(mail_server):
+    async with user_clients(mail_server.url) as make:
+        yield make
+
+
+async def until(check, seconds: float = 60):
+    """Poll `check` until it returns something truthy (bounded)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if result := check():
+            return result
+        await asyncio.sleep(0.2)
+    pytest.fail("condition not reached in time")
+
+
+def notices_about(sink, thread_id: str) -> dict[str, list]:
+    """Address to the notices it got about `thread_id`."""
+    found: dict[str, list] = {}
+    for rcpts, message in sink.messages:
+        if thread_id in message.get_content():
+            for address in rcpts:
+                found.setdefault(address, []).append(message)
+    return found
+
+
+async def test_reviewers_who_may_decide_get_a_link_and_the_link_decides_nothing(as_user, mail_server, sink):
+    """300 refund: reviewer1 and both supervisors are told once, requester1 not; the link decides nothing.
+
+    The link opens the thread in the web app; fetching it (as a mail scanner would) leaves the
+    approval waiting.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(mail_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    expected = {EMAILS["reviewer1"], EMAILS["supervisor1"], EMAILS["supervisor2"]}
+    got = await until(lambda: (n := notices_about(sink, thread_id)) and set(n) >= expected and n)
+    assert set(got) == expected
+    assert all(len(messages) == 1 for messages in got.values())
+    message = got[EMAILS["reviewer1"]][0]
+    assert message["From"] == "approvals@example.com"
+    assert "issue_refund" in message["Subject"]
+    body = message.get_content()
+    link = f"https://hitl.example.com/app/#/threads/{thread_id}"
+    assert link in body
+    assert order_id in body
+    assert "a reviewer" in body
+    assert sink.attempts > len(sink.messages)  # the first attempt was refused, then retried
+    async with httpx.AsyncClient(timeout=30) as http:
+        await http.get(link.replace("https://hitl.example.com", mail_server.url))
+    await asyncio.sleep(1)
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert mail_server.services.payments.refunds_for(order_id) == []
+
+
+async def test_a_supervisors_approval_is_mailed_to_supervisors_only(as_user, mail_server, sink):
+    """899 refund (a supervisor's): supervisor1 and supervisor2 get it; reviewer1 does not."""
+    order_id = add_order(mail_server.services, 899)
+    thread_id, _ = await start(as_user("requester1"), phrases.refund_in_full(order_id))
+    expected = {EMAILS["supervisor1"], EMAILS["supervisor2"]}
+    got = await until(lambda: (n := notices_about(sink, thread_id)) and set(n) >= expected and n)
+    await asyncio.sleep(1)  # time for a wrong extra notice to arrive
+    assert set(notices_about(sink, thread_id)) == expected
+    assert "a supervisor" in got[EMAILS["supervisor1"]][0].get_content()
+
+
+async def test_the_asker_gets_no_notice_of_their_own_request(as_user, mail_server, sink):
+    """four eyes: reviewer1 asks for an e-mail; supervisors are told, reviewer1 (the asker) is not."""
+    order_id = add_order(mail_server.services, 40)
+    thread_id, _ = await start(as_user("reviewer1"), phrases.email_customer(order_id))
+    expected = {EMAILS["supervisor1"], EMAILS["supervisor2"]}
+    await until(lambda: (n := notices_about(sink, thread_id)) and set(n) >= expected)
+    await asyncio.sleep(1)
+    assert EMAILS["reviewer1"] not in notices_about(sink, thread_id)
