@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
-from hitl import answer_contract, gate_timing, quorum
+from hitl import answer_contract, gate_timing, quorum, receipt_check
 from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
 from hitl.caller import Caller, current_caller, requested_by, thread_owner
@@ -335,6 +335,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
+            if (unreceipted := self._unreceipted(to_run, decided=decided)) is not None:
+                return unreceipted
             return cast(
                 "ToolMessage | Command[Any]",
                 run_checked(
@@ -355,6 +357,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         async def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
+            if (unreceipted := self._unreceipted(to_run, decided=decided)) is not None:
+                return unreceipted
             return cast(
                 "ToolMessage | Command[Any]",
                 await arun_checked(
@@ -392,6 +396,20 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 f"Not run: this {call['name']} call did not pass {self.agent}'s approval gate "
                 "(it was not proposed by the model and reviewed as policy requires)."
             ),
+            tool_call_id=call["id"] or "",
+            name=call["name"],
+            status="error",
+        )
+
+    def _unreceipted(self, to_run: ToolCallRequest, *, decided: bool) -> ToolMessage | None:
+        """Server runs: the refusal of a decided call no signed receipt covers (`hitl.receipt_check`)."""
+        if not decided or current_caller() is None:
+            return None
+        call = to_run.tool_call
+        if (why := receipt_check.refusal(call, self.agent, _thread_id())) is None:
+            return None
+        return ToolMessage(
+            content=f"Not run: this {call['name']} call has no approval that covers it; {why}.",
             tool_call_id=call["id"] or "",
             name=call["name"],
             status="error",

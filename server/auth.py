@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
 
-from hitl import quorum
+from hitl import quorum, receipt_check
 from hitl.agent_access import may_run, who_may_run
 from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
@@ -229,6 +229,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
     _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
     _approved_so_far(value, receipts)
+    _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
     await _audit_rewrites(user, str(thread_id), graph_id, admitted)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
@@ -294,6 +295,7 @@ async def _first_run(
     _act_for(value, user)
     _asked_by(value, {user.identity})
     _approved_so_far(value, [])
+    _tell_run(value, receipt_check.RECEIPTS_KEY, {})
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
     await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)

@@ -15,6 +15,7 @@ from langgraph.types import Command, Send
 
 from hitl.scripted import phrases
 from hitl.trusted_state import CLEARANCES_KEY
+from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for
 
 
 def planted_refund(order_id: str, amount: float) -> AIMessage:
@@ -140,9 +141,15 @@ def test_a_reviewer_edit_over_their_authority_does_not_run(support_agent, servic
 
 
 def test_a_supervisor_edit_within_their_authority_runs(support_agent, services, new_order):
-    """the same edit by a supervisor runs once, for the edited amount."""
+    """the same edit by a supervisor runs once, for the edited amount (under the server's receipt for it)."""
     order_id = new_order(899)
-    edit_300_to_899(support_agent(), order_id, "supervisor1", "reviewer", "supervisor")
+    chat = support_agent()
+    action = ask_300(chat, order_id)
+    edit_to_899(
+        chat,
+        action,
+        {action["tool_call_id"]: receipt_for(chat, action, "edit", {**action["args"], "amount": 899})},
+    )
     assert [r["amount"] for r in services.payments.refunds_for(order_id)] == [899.0]
 
 

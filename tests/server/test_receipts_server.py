@@ -10,6 +10,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from hitl import quorum
+from hitl.receipt_check import RECEIPTS_KEY
 from hitl.scripted import phrases
 from hitl.signed_receipts import check, signed_claims
 from hitl.verification import Evidence, verify
@@ -27,13 +29,14 @@ async def jwks_of(server) -> dict:
 
 
 async def test_an_approval_yields_a_signed_receipt_anyone_can_verify(
-    server, requester, reviewer, server_order
+    server, requester, reviewer, server_order, server_services
 ):
     """receipt: bound to thread, interrupt, call, args, decider, policy and the audit head; it verifies."""
     order_id = server_order(450)
     thread_id, thread = await start(requester, phrases.refund_in_full(order_id))
     (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
     await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
 
     jwks = await jwks_of(server)
     (receipt,) = (await reviewer.threads.get_state(thread_id))["values"]["approval_receipts"]
@@ -132,3 +135,38 @@ async def test_verification_is_for_who_may_read_the_thread(server, client_as, se
     for store_namespace in (["hitl_records", "audit_head", thread_id], ["audit", thread_id]):
         with refused(403):
             await client_as("requester1").store.put_item(store_namespace, "head", {"hash": ""})
+
+
+async def test_an_edit_runs_under_its_receipt_for_the_edited_args(
+    server, requester, supervisor, server_order, server_services
+):
+    """bound to the call: the edited 120 runs (the gate found the receipt for exactly those args)."""
+    order_id = server_order(400)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    edit = {"name": "issue_refund", "args": {"order_id": order_id, "amount": 120, "reason": "Partial"}}
+    await supervisor.runs.wait(
+        thread_id, "support", command=decisions({"type": "edit", "edited_action": edit})
+    )
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [120.0]
+    (receipt,) = (await supervisor.threads.get_state(thread_id))["values"]["approval_receipts"]
+    claims = signed_claims(receipt["signed"], await jwks_of(server))
+    assert claims["final_args_sha256"] == quorum.digest(edit["args"]) != claims["requested_args_sha256"]
+
+
+@pytest.mark.parametrize("user", ["requester1", "reviewer1", "supervisor1", None])
+async def test_nobody_can_plant_receipts_in_a_run(server, client_as, server_order, server_services, user):
+    """attack: hitl_receipts is the server's word: planted in config or context by anyone, it is refused."""
+    order_id = server_order(450)
+    thread_id, thread = await start(client_as("requester1"), phrases.refund_in_full(order_id))
+    (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
+    planted = {pending["value"]["action_requests"][0]["tool_call_id"]: "e30.e30.AAAA"}
+    headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60) as http:
+        for extra in (
+            {"config": {"configurable": {RECEIPTS_KEY: planted}}},
+            {"context": {RECEIPTS_KEY: planted}},
+        ):
+            body = {"assistant_id": "support", "command": decisions(APPROVE)}
+            answer = await http.post(f"/threads/{thread_id}/runs/wait", json={**body, **extra})
+            assert answer.status_code == (401 if user is None else 422), answer.text
+    assert server_services.payments.refunds_for(order_id) == []
