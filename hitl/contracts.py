@@ -37,6 +37,7 @@ __all__ = [
     "ApproveAndAllowDecision",
     "ApproveDecision",
     "ArgBound",
+    "AuditLog",
     "AuditRecord",
     "BatchedApprovalRequest",
     "Decider",
@@ -45,6 +46,8 @@ __all__ = [
     "EditDecision",
     "FlightBookingAnswer",
     "FlightBookingForm",
+    "InboxItem",
+    "InboxPage",
     "InterruptMode",
     "PolicyOverride",
     "RejectDecision",
@@ -165,6 +168,46 @@ class AuditRecord(ApprovalReceipt):
     """SHA-256 of the thread's record before this one ('' for its first): the chain (`hitl.audit_chain`)."""
     hash: NotRequired[str]
     """SHA-256 of this record's canonical JSON, `prev_hash` included."""
+
+
+class InboxItem(TypedDict):
+    """One row of `GET /inbox`: one action a person may decide, in one pending interrupt."""
+
+    thread_id: str
+    interrupt_id: str
+    action_index: int
+    """The action's position in a batched interrupt (0 otherwise)."""
+    kind: str
+    """"batched", "tool_approval", "form", "approval_request", ..."""
+    agent: str | None
+    graph_id: str | None
+    tool: str | None
+    tool_call_id: str | None
+    args: dict[str, Any]
+    description: str
+    allowed_decisions: list[str]
+    required_role: Decider
+    owner: str | None
+    created_at: str
+    deadline: str | None
+    escalated: bool
+    approvals: NotRequired[Approvals]
+    """Present when several people must approve: how many, and who has so far."""
+    age_seconds: float
+
+
+class InboxPage(TypedDict):
+    """The body of `GET /inbox`: a page of rows, the cursor of the next one, and how many wait in all."""
+
+    items: list[InboxItem]
+    next_cursor: str | None
+    total: int
+
+
+class AuditLog(TypedDict):
+    """The body of `GET /audit/{thread_id}`: the thread's records, oldest first."""
+
+    records: list[AuditRecord]
 
 
 class FlightContext(TypedDict):
@@ -353,6 +396,9 @@ PUBLISHED: dict[str, Any] = {
     "ApprovalAnswer": ApprovalAnswer,
     "ApprovalReceipt": ApprovalReceipt,
     "AuditRecord": AuditRecord,
+    "AuditLog": AuditLog,
+    "InboxItem": InboxItem,
+    "InboxPage": InboxPage,
     "ApproveAndAllowDecision": ApproveAndAllowDecision,
     "Allowance": Allowance,
     "PolicyOverride": PolicyOverride,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import jsonschema_rs
 import pytest
 
+from hitl.contracts import contracts_schema
 from hitl.scripted import phrases
 from tests.server.helpers import APPROVE, decisions, refused, start
 
@@ -110,3 +112,24 @@ async def test_a_deleted_or_answered_thread_leaves_the_inbox_at_once(requester, 
     page = await inbox(supervisor, limit=500)
     assert {answered, deleted}.isdisjoint(item["thread_id"] for item in page["items"])
     assert page["total"] == len(page["items"])
+
+
+async def test_rows_and_audit_logs_match_the_published_contracts(requester, supervisor, server_order):
+    """contracts: /inbox pages (a quorum row too) and /audit logs validate against the published schema.
+
+    hitl/schemas/contracts.json is what the web app's types are generated from.
+    """
+    await start(requester, phrases.refund_in_full(server_order(2400)))
+    thread_id, _ = await start(requester, phrases.refund_in_full(server_order(300)))
+    await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    published = contracts_schema()
+
+    def check(name: str, body: dict) -> None:
+        schema = {**published, "$ref": f"#/$defs/{name}"}
+        errors = [e.message for e in jsonschema_rs.validator_for(schema).iter_errors(body)]
+        assert errors == [], errors[:3]
+
+    page = await inbox(supervisor, limit=500)
+    assert any(row.get("approvals") for row in page["items"])
+    check("InboxPage", page)
+    check("AuditLog", await supervisor.http.get(f"/audit/{thread_id}"))

@@ -6,6 +6,11 @@ import type { InboxItem } from "./contracts/generated";
 const row: InboxItem = {
   thread_id: "thread-9",
   interrupt_id: "int-9",
+  action_index: 0,
+  graph_id: "support",
+  tool_call_id: "call-9",
+  deadline: null,
+  escalated: false,
   agent: "support",
   tool: "issue_refund",
   args: { order_id: "A-1", amount: 899 },

@@ -26,6 +26,7 @@ function toPage(body: unknown): InboxPage {
   return {
     items: body.items.filter(isInboxItem),
     next_cursor: typeof body.next_cursor === "string" && body.next_cursor ? body.next_cursor : null,
+    total: typeof body.total === "number" ? body.total : body.items.length,
   };
 }
 

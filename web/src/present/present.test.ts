@@ -3,6 +3,7 @@ import { countdown, escalatedDeadline, expiryText, formatSpan } from "./deadline
 import { age, inboxRowStatus } from "./inboxRow";
 import { describeQuorum, isPartial, quorumOfRecord, quorumOfRequest } from "./quorum";
 import { formatValue, humanizeKey, summarizeArgs, summarizeResult, summarizeToolCall } from "./summaries";
+import type { InboxItem } from "../contracts/generated";
 
 const NOW = Date.parse("2026-12-01T12:00:00Z");
 
@@ -92,7 +93,25 @@ describe("summaries", () => {
 });
 
 describe("inbox rows", () => {
-  const row = { thread_id: "t", interrupt_id: "i", created_at: "2026-12-01T11:00:00Z", age_seconds: 30, kind: "batched" };
+  const row: InboxItem = {
+    thread_id: "t",
+    interrupt_id: "i",
+    action_index: 0,
+    kind: "batched",
+    agent: "support",
+    graph_id: "support",
+    tool: "issue_refund",
+    tool_call_id: "call-1",
+    args: {},
+    description: "",
+    allowed_decisions: ["approve"],
+    required_role: "reviewer",
+    owner: "requester1",
+    created_at: "2026-12-01T11:00:00Z",
+    deadline: null,
+    escalated: false,
+    age_seconds: 30,
+  };
 
   it("deadline, escalation and quorum when the server sends them; nothing when it does not", () => {
     expect(inboxRowStatus(row)).toEqual({ deadline: null, escalated: false, quorum: null });
