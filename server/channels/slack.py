@@ -126,7 +126,13 @@ async def decide(press: Press, user: User) -> None:
     """Answer the pressed interrupt as `user` through the API's checks, or say why not (audited)."""
     client = get_client()
     with as_server():
-        pending = await _pending(press.thread_id, press.interrupt_id)
+        try:
+            pending = await _pending(press.thread_id, press.interrupt_id)
+        except LookupError:
+            why = f"thread {press.thread_id} does not exist (any more)"
+            await _write(_record(CHANNEL_TRAIL, press.interrupt_id, user.identity, why, press, user=user))
+            slack_replies.closed(press, why)
+            return
         if pending is None:
             why = await _why_not_pending(press)
             await _write(_record(press.thread_id, press.interrupt_id, user.identity, why, press, user=user))
@@ -149,12 +155,30 @@ async def decide(press: Press, user: User) -> None:
         try:
             await admit_run_as(user, value)  # type: ignore[arg-type]
         except Auth.exceptions.HTTPException as refusal:
+            await _audit_refusal(press, user, str(refusal.detail))
             slack_replies.refused(press, f"not allowed: {refusal.detail}")
             return
         config = value["kwargs"]["config"]
         await client.runs.create(press.thread_id, graph_id, command=command, config=config)  # type: ignore[call-overload]
     INDEX.mark(press.thread_id)
     slack_replies.decided(press, user, reason if press.decision == REJECT else "")
+
+
+async def _audit_refusal(press: Press, user: User, why: str) -> None:
+    """Audit an admission refusal, unless `gate_resume` did already (its refusals are on the record).
+
+    Admission refuses some presses before the gate (a thread that is not theirs, a busy thread);
+    the API leaves those to its HTTP answer, a channel keeps them on the trail.
+    """
+    trail = await audit.trail(get_client(), press.thread_id)
+    last = trail[-1] if trail else None
+    if not (
+        last
+        and last.get("outcome") == "refused"
+        and last.get("reviewer") == user.identity
+        and last.get("refusal") == why
+    ):
+        await _write(_record(press.thread_id, press.interrupt_id, user.identity, why, press, user=user))
 
 
 def _answer(pending: Pending, decision: str, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
@@ -180,12 +204,16 @@ async def _assistant_of(graph_id: str) -> str:
 
 
 async def _pending(thread_id: str, interrupt_id: str) -> Pending | None:
-    """The interrupt still waiting on the thread's current checkpoint (escalations applied), if any."""
+    """The interrupt still waiting on the thread's current checkpoint (escalations applied), if any.
+
+    Raises:
+        LookupError: there is no such thread.
+    """
     try:
         state = await get_client().threads.get_state(thread_id)
     except Exception as error:
         if is_not_found(error):
-            return None
+            raise LookupError(thread_id) from None
         raise
     waiting = await records.escalated(thread_id, Pending.from_state(dict(state)))
     return next((p for p in waiting if p.id == interrupt_id), None)

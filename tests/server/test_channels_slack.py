@@ -23,7 +23,7 @@ from tests.server.helpers import APPROVE, decisions, start
 
 pytestmark = pytest.mark.server
 
-SLACK_USERS = "UREV1:reviewer1,USUP1:supervisor1,USUP2:supervisor2,UREQ1:requester1"
+SLACK_USERS = "UREV1:reviewer1,USUP1:supervisor1,USUP2:supervisor2,UREQ1:requester1,UREQ2:requester2"
 
 
 @pytest.fixture(scope="module")
@@ -237,6 +237,36 @@ async def test_a_requester_cannot_approve_their_own_refund_from_slack(as_user, s
     ]
 
 
+async def test_another_customer_cannot_press_on_a_thread_not_theirs(as_user, slack_server, slack):
+    """not theirs: requester2 approves requester1's refund: refused before the gate, audited once."""
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, path = slack.press(await posted(slack, thread_id), "approve", "UREQ2")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "not found" in (await reply(slack, path))["text"]
+    assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert [(r["reviewer"], r["outcome"]) for r in await trail(requester, thread_id)] == [
+        ("requester2", "refused")
+    ]
+
+
+async def test_a_press_on_a_deleted_thread_changes_nothing(as_user, slack_server, slack):
+    """gone: the thread was deleted; a press is told so and kept on the channel's trail."""
+    requester, supervisor = as_user("requester1"), as_user("supervisor1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    message = await posted(slack, thread_id)
+    await requester.threads.delete(thread_id)
+    body, headers, path = slack.press(message, "approve", "USUP1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert "does not exist" in (await reply(slack, path))["text"]
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    channel = (await supervisor.http.get("/channels/slack/audit"))["records"]
+    assert any(thread_id in r["refusal"] for r in channel)
+
+
 async def test_a_replayed_press_is_refused(as_user, slack_server, slack):
     """replay: the same signed request sent twice: 409 the second time, one refund, the replay audited."""
     requester = as_user("requester1")
@@ -284,8 +314,9 @@ async def test_a_forged_signature_is_refused(as_user, slack_server, slack):
     assert slack_server.services.payments.refunds_for(order_id) == []
     assert await trail(requester, thread_id) == []
     channel = (await supervisor.http.get("/channels/slack/audit"))["records"]
-    assert len([r for r in channel if thread_id in r["message"]]) == 2
-    assert all(r["outcome"] == "refused" and "signature" in r["refusal"] for r in channel)
+    forged = [r for r in channel if thread_id in r["message"]]
+    assert len(forged) == 2
+    assert all(r["outcome"] == "refused" and "signature" in r["refusal"] for r in forged)
     with pytest.raises(httpx.HTTPStatusError):
         await as_user("reviewer1").http.get("/channels/slack/audit")
 
