@@ -1,4 +1,4 @@
-"""`hitl`: the reviewer's terminal client: inbox, show, approve, edit, reject, respond, answer, run, stats.
+"""`hitl`: the reviewer's terminal client: inbox, show, decide, run, stats, verify receipts.
 
 It talks to the server like every other client (bearer token, the same validated and
 authorised resume path) and builds resumes by tool call id (`hitl.resume`). Errors are one
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
+from pathlib import Path  # noqa: TC003  (typer reads the option types at runtime)
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import click
@@ -19,7 +21,10 @@ from rich.console import Console
 from rich.table import Table
 
 from hitl import stats as stats_view
+from hitl import verify_view
 from hitl.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
+from hitl.verification import Evidence
+from hitl.verification import verify as check_thread
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient
@@ -385,6 +390,80 @@ def stats(
         server_error(error)
     if not emit(summary, as_json):
         stats_view.render(summary, out)
+
+
+@app.command()
+def verify(
+    thread: Annotated[
+        str | None, typer.Argument(help="The thread whose receipts and trail to check.")
+    ] = None,
+    receipt: Annotated[
+        Path | None, typer.Option(help="Check one receipt file instead (a JSON receipt or a bare JWS).")
+    ] = None,
+    offline: Annotated[
+        Path | None, typer.Option(help="Check an export written by --save, without the server.")
+    ] = None,
+    save: Annotated[Path | None, typer.Option(help="Also write what was checked here (JSON).")] = None,
+    jwks: Annotated[
+        Path | None, typer.Option(help="Public keys (JWKS JSON) you trust, instead of the server's.")
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    as_json: AsJson = False,
+) -> None:
+    """Check signed receipts against the JWKS, and the audit chain; print what is wrong (exit 1)."""
+    keys = _json_object(jwks.read_text(), "--jwks") if jwks else None
+    if receipt is not None:
+        try:
+            given = verify_view.read_receipt(receipt)
+        except (OSError, ValueError) as error:
+            fail(str(error))
+        problems, claims = verify_view.receipt_problems(given, keys or _public_keys(url))
+        if not emit({"ok": not problems, "problems": problems, "claims": claims}, as_json):
+            verify_view.render_receipt(problems, claims, out)
+        raise typer.Exit(1 if problems else 0)
+    if offline is not None:
+        try:
+            evidence = Evidence.from_json(_json_object(offline.read_text(), str(offline)))
+        except (OSError, ValueError) as error:
+            fail(f"cannot read {offline}: {error}")
+    elif thread is not None:
+        evidence = _evidence(connect(url, token), thread, keys or _public_keys(url))
+    else:
+        fail("say what to verify: a thread, --receipt FILE or --offline FILE")
+    if keys is not None:
+        evidence = replace(evidence, jwks=keys)
+    if save is not None:
+        save.write_text(json.dumps(evidence.as_json(), indent=2, default=str) + "\n")
+    report = check_thread(evidence)
+    if not emit(report.as_json(), as_json):
+        verify_view.render(report, out)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _public_keys(url: str) -> dict[str, Any]:
+    try:
+        answer = httpx.get(f"{url.rstrip('/')}/.well-known/jwks.json", timeout=30)
+        answer.raise_for_status()
+    except httpx.HTTPError as error:
+        server_error(error)
+    return dict(answer.json())
+
+
+def _evidence(client: SyncLangGraphClient, thread: str, keys: dict[str, Any]) -> Evidence:
+    try:
+        trail = client.http.get(f"/audit/{thread}")
+        values = client.threads.get_state(thread)["values"]
+    except httpx.HTTPError as error:
+        server_error(error)
+    receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+    return Evidence(
+        thread_id=thread,
+        jwks=keys,
+        records=list(trail["records"]),
+        head=trail.get("head"),
+        receipts=list(receipts),
+    )
 
 
 @app.command("openai-scripted")

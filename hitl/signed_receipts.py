@@ -27,6 +27,13 @@ SIGNED_FIELD = "signed"
 TOKEN_TYPE = "hitl-receipt+jwt"  # noqa: S105  (the JWS `typ`, not a secret)
 BOUND = ("thread_id", "interrupt_id", "tool_call_id", "agent", "tool", "decision", "message", "decided_at")
 """Receipt fields the claims carry as they are."""
+FIELD_OF = {
+    "requested_args_sha256": "requested_args",
+    "final_args_sha256": "final_args",
+    "approver": "reviewer or roles",
+    "iat": "decided_at",
+}
+"""The receipt field behind each claim that carries it in another form."""
 
 
 def args_digest(args: object) -> str | None:
@@ -115,7 +122,8 @@ def check(receipt: Mapping[str, Any], jwks: Mapping[str, Any], thread_id: str | 
     wrong = [name for name, value in expected.items() if signed.get(name) != value]
     if thread_id is not None and signed.get("thread_id") != thread_id and "thread_id" not in wrong:
         wrong.append("thread_id")
-    return [f"{name} differs from what was signed" for name in wrong]
+    named = dict.fromkeys(FIELD_OF.get(name, name) for name in wrong)
+    return [f"{name} differs from what was signed" for name in named]
 
 
 def describe(receipt: Mapping[str, Any]) -> str:
