@@ -37,8 +37,10 @@ __all__ = [
     "ApproveAndAllowDecision",
     "ApproveDecision",
     "ArgBound",
+    "AuditHead",
     "AuditLog",
     "AuditRecord",
+    "AuditVerification",
     "BatchedApprovalRequest",
     "Decider",
     "Decision",
@@ -50,6 +52,7 @@ __all__ = [
     "InboxPage",
     "InterruptMode",
     "PolicyOverride",
+    "ReceiptVerdict",
     "RejectDecision",
     "RespondDecision",
     "ReviewConfig",
@@ -204,10 +207,40 @@ class InboxPage(TypedDict):
     total: int
 
 
+class AuditHead(TypedDict):
+    """The last record of a thread's audit chain, as the server keeps it ('' before the first)."""
+
+    key: str
+    hash: str
+
+
 class AuditLog(TypedDict):
-    """The body of `GET /audit/{thread_id}`: the thread's records, oldest first."""
+    """The body of `GET /audit/{thread_id}`: the thread's records, oldest first, and the chain's head."""
 
     records: list[AuditRecord]
+    head: NotRequired[AuditHead]
+
+
+class ReceiptVerdict(TypedDict):
+    """One signed receipt's verdict (`hitl.verification`): `verified` when `problems` is empty."""
+
+    interrupt_id: str
+    tool_call_id: str
+    tool: str
+    decision: str
+    decided_at: str
+    verified: bool
+    problems: list[str]
+
+
+class AuditVerification(TypedDict):
+    """The body of `GET /audit/{thread_id}/verification`: each receipt's verdict, the chain's problems."""
+
+    thread_id: str
+    ok: bool
+    receipts: list[ReceiptVerdict]
+    trail_problems: list[str]
+    notes: list[str]
 
 
 class FlightContext(TypedDict):
@@ -397,6 +430,7 @@ PUBLISHED: dict[str, Any] = {
     "ApprovalReceipt": ApprovalReceipt,
     "AuditRecord": AuditRecord,
     "AuditLog": AuditLog,
+    "AuditVerification": AuditVerification,
     "InboxItem": InboxItem,
     "InboxPage": InboxPage,
     "ApproveAndAllowDecision": ApproveAndAllowDecision,

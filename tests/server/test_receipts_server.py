@@ -8,9 +8,11 @@ whoever may read the thread, and nothing to anyone else.
 from __future__ import annotations
 
 import httpx
+import jsonschema_rs
 import pytest
 
 from hitl import quorum
+from hitl.contracts import contracts_schema
 from hitl.receipt_check import RECEIPTS_KEY
 from hitl.scripted import phrases
 from hitl.signed_receipts import check, signed_claims
@@ -59,6 +61,9 @@ async def test_an_approval_yields_a_signed_receipt_anyone_can_verify(
     assert (record["prev_hash"], audit["head"]["hash"]) == ("", record["hash"])
     report = await reviewer.http.get(f"/audit/{thread_id}/verification")
     assert report["ok"], report
+    for name, body in (("AuditVerification", report), ("AuditLog", audit)):
+        schema = {**contracts_schema(), "$ref": f"#/$defs/{name}"}
+        assert [e.message for e in jsonschema_rs.validator_for(schema).iter_errors(body)] == []
     assert [(r["tool_call_id"], r["verified"]) for r in report["receipts"]] == [
         (receipt["tool_call_id"], True)
     ]
