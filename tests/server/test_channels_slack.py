@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 
 import httpx
 import pytest
@@ -359,6 +360,43 @@ async def test_a_press_after_the_deadline_says_it_expired(as_user, slack_server,
         ("system", "reject"),
         ("supervisor1", "refused"),
     ]
+
+
+async def test_a_per_call_approval_inside_a_subagent_from_slack(as_user, slack_server, slack):
+    """per-call: file_manager's write_file (ops) approved in Slack by reviewer1: the file is written once."""
+    operator = as_user("supervisor1")
+    path = f"notes/{uuid.uuid4().hex[:8]}.txt"
+    request = phrases.via_file_manager(phrases.write_file("Release 1.4 is live", path))
+    thread_id, _ = await start(operator, request, "ops")
+    message = await posted(slack, thread_id)
+    assert "file_manager (subagent of ops)" in json.dumps(message)
+    body, headers, _path = slack.press(message, "approve", "UREV1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert (await settled(operator, thread_id))["status"] == "idle"
+    assert (slack_server.log.parent / "workspace" / path).read_text() == "Release 1.4 is live\n"
+    records = await trail(operator, thread_id)
+    assert [(r["reviewer"], r["decision"], r["tool"]) for r in records] == [
+        ("reviewer1", "approve", "write_file")
+    ]
+
+
+async def test_a_sign_off_rejected_from_slack_tells_the_agent_why(as_user, slack_server, slack):
+    """sign-off: the deployer's request_approval rejected in Slack: the agent hears it was not approved."""
+    operator = as_user("supervisor1")
+    thread_id, _ = await start(operator, phrases.DEPLOY_TO_PRODUCTION, "ops")
+    body, headers, _path = slack.press(
+        await posted(slack, thread_id), "reject", "UREV1", reason="Freeze until Monday"
+    )
+    assert (await send(slack_server, body, headers)).status_code == 200
+    await settled(operator, thread_id)
+    final = (await operator.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
+    assert "was not approved" in final
+    [record] = await trail(operator, thread_id)
+    assert (record["reviewer"], record["decision"], record["message"]) == (
+        "reviewer1",
+        "reject",
+        "Freeze until Monday",
+    )
 
 
 async def test_a_slack_approve_counts_once_towards_a_quorum(as_user, slack_server, slack):
