@@ -42,6 +42,7 @@ def mail_server(tmp_path_factory, sink):
         tmp_path_factory.mktemp("email"),
         {
             "HITL_WATCH_INTERVAL": "0.3",
+            "REFUND_DEADLINE_SECONDS": "6",  # refunds escalate during the module: a second notice
             "HITL_SMTP_HOST": "127.0.0.1",
             "HITL_SMTP_PORT": str(sink.port),
             "HITL_SMTP_STARTTLS": "false",
@@ -70,11 +71,11 @@ async def until(check, seconds: float = 60):
     pytest.fail("condition not reached in time")
 
 
-def notices_about(sink, thread_id: str) -> dict[str, list]:
-    """Address to the notices it got about `thread_id`."""
+def notices_about(sink, thread_id: str, subject: str = "Approval needed") -> dict[str, list]:
+    """Address to the notices (of `subject`) it got about `thread_id`."""
     found: dict[str, list] = {}
     for rcpts, message in sink.messages:
-        if thread_id in message.get_content():
+        if thread_id in message.get_content() and subject in message["Subject"]:
             for address in rcpts:
                 found.setdefault(address, []).append(message)
     return found
@@ -128,3 +129,14 @@ async def test_the_asker_gets_no_notice_of_their_own_request(as_user, mail_serve
     await until(lambda: (n := notices_about(sink, thread_id)) and set(n) >= expected)
     await asyncio.sleep(1)
     assert EMAILS["reviewer1"] not in notices_about(sink, thread_id)
+
+
+async def test_an_escalation_is_mailed_to_the_supervisors(as_user, mail_server, sink):
+    """escalated: a 300 refund nobody decided escalates: both supervisors are told, reviewer1 not again."""
+    order_id = add_order(mail_server.services, 300)
+    thread_id, _ = await start(as_user("requester1"), phrases.refund_in_full(order_id))
+    expected = {EMAILS["supervisor1"], EMAILS["supervisor2"]}
+    got = await until(lambda: (n := notices_about(sink, thread_id, "Escalated")) and set(n) >= expected and n)
+    await asyncio.sleep(1)
+    assert set(notices_about(sink, thread_id, "Escalated")) == expected
+    assert "a supervisor" in got[EMAILS["supervisor2"]][0].get_content()
