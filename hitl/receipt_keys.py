@@ -84,8 +84,14 @@ def _private_key(pem: bytes, where: str) -> Ed25519PrivateKey:
 def _published(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
-    keys = json.loads(path.read_text()).get("keys")
-    return [k for k in keys if isinstance(k, dict) and "d" not in k] if isinstance(keys, list) else []
+    return _public_only(json.loads(path.read_text()).get("keys"))
+
+
+def _public_only(keys: object) -> list[dict[str, Any]]:
+    """The public JWKs of a `keys` list (anything with a private part, or no `kid`, is left out)."""
+    if not isinstance(keys, list):
+        return []
+    return [k for k in keys if isinstance(k, dict) and "d" not in k and isinstance(k.get("kid"), str)]
 
 
 def _publish(path: Path, jwk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -108,7 +114,7 @@ def load(settings: Settings | None = None) -> Keyring:
     """
     settings = settings or get_settings()
     if settings.hitl_receipt_key:
-        key = _private_key(settings.hitl_receipt_key.encode(), "HITL_RECEIPT_KEY")
+        key = _private_key(settings.hitl_receipt_key.replace("\\n", "\n").encode(), "HITL_RECEIPT_KEY")
     else:
         path = key_file(settings)
         if not path.is_file():
@@ -120,6 +126,8 @@ def load(settings: Settings | None = None) -> Keyring:
         keys = _publish(published, jwk)
     except OSError:  # a read-only key set (production mounts it): the current key is listed anyway
         keys = [*(k for k in _published(published) if k.get("kid") != jwk["kid"]), jwk]
+    retired = _public_only(json.loads(settings.hitl_receipt_retired_keys or "{}").get("keys"))
+    keys += [k for k in retired if all(k.get("kid") != held.get("kid") for held in keys)]
     return Keyring(signing_key=key, kid=jwk["kid"], jwks={"keys": keys})
 
 
@@ -142,7 +150,13 @@ def keyring() -> Keyring:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m hitl.receipt_keys ensure|rotate`: make the key if absent, or rotate it."""
+    """`python -m hitl.receipt_keys ensure|rotate|new`: make the key if absent, rotate it, or print one."""
+    if argv[1:] == ["new"]:  # for HITL_RECEIPT_KEY: one line, "\n" for line breaks
+        pem = Ed25519PrivateKey.generate().private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        print(pem.decode().strip().replace("\n", "\\n"))  # noqa: T201
+        return 0
     if argv[1:] == ["ensure"]:
         ring = load()
         print(f"receipt signing key {ring.kid} in {key_file(get_settings())}")  # noqa: T201
@@ -151,7 +165,7 @@ def main(argv: list[str]) -> int:
         old, new = rotate()
         print(f"rotated receipt signing key {old} -> {new}; {old} stays published. Restart the server.")  # noqa: T201
         return 0
-    print("usage: python -m hitl.receipt_keys ensure|rotate", file=sys.stderr)  # noqa: T201
+    print("usage: python -m hitl.receipt_keys ensure|rotate|new", file=sys.stderr)  # noqa: T201
     return 2
 
 

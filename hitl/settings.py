@@ -214,6 +214,13 @@ class Settings(BaseSettings):
             "(`make dev` does it up front). Empty: data_dir/receipt-keys/signing.pem. Never commit it."
         ),
     )
+    hitl_receipt_retired_keys: str = Field(
+        default="",
+        description=(
+            "Public keys (a JWKS JSON object) of signing keys retired from HITL_RECEIPT_KEY: still "
+            "published, so receipts they signed verify. The key file's set keeps them by itself."
+        ),
+    )
     hitl_receipt_jwks_file: str = Field(
         default="",
         description=(

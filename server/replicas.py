@@ -68,6 +68,8 @@ class ReplicaSet:
             "REDIS_URI": f"{self.redis}/{self.redis_db}",
             "DATABASE_URL": self.business_url,
             "HITL_SEAL_KEY": seal.read_text().strip(),
+            # One receipt signing key for every replica (the first one started makes it).
+            "HITL_RECEIPT_KEY_FILE": str(self.workdir / "receipt-keys" / "signing.pem"),
             "WORKSPACE_DIR": str(self.workdir / "workspace"),
             "LANGGRAPH_NO_VERSION_CHECK": "true",
             "LANGGRAPH_CLI_NO_ANALYTICS": "1",

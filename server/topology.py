@@ -1,7 +1,7 @@
 """The start-up check that a server sharing its engine with other replicas shares everything else too.
 
 `langgraph dev`'s embedded runtime is one process: SQLite for the business database, a
-checkpoint file and a seal key made in `data_dir` are fine there. On any other runtime
+checkpoint file and a seal key or receipt signing key made in `data_dir` are fine there. On any other runtime
 (`langgraph-runtime-pg` replicas, the Agent Server) each of those would be one replica's own,
 so an approval paused on A would be answerable, sealed or refunded on A only; the server
 refuses to start instead. Not for what a request may do (`server.auth`).
@@ -37,6 +37,11 @@ def check_topology(settings: Settings | None = None, edition: str | None = None)
         )
     if not settings.hitl_seal_key:
         problems.append("HITL_SEAL_KEY must be set, the same on every replica (a key file is per replica)")
+    if not (settings.hitl_receipt_key or settings.hitl_receipt_key_file):
+        problems.append(
+            "HITL_RECEIPT_KEY (or HITL_RECEIPT_KEY_FILE on storage every replica shares) must name the same "
+            "receipt signing key on every replica (one made in data_dir is per replica)"
+        )
     if _custom_checkpointer():
         problems.append(
             "the config must not name a `checkpointer` (serve langgraph.replicas.json): "

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
+from unittest.mock import patch
 
 import pytest
 
@@ -11,6 +15,7 @@ from hitl.receipt_keys import load, rotate
 from hitl.settings import Settings
 from hitl.signed_receipts import check, sign
 from hitl.verification import Evidence, verify
+from server.topology import SharedTopologyError, check_topology
 
 THREAD = "thread-1"
 RECEIPT = {
@@ -177,3 +182,32 @@ def test_evidence_round_trips_through_its_export(settings):
     assert verify(Evidence.from_json(exported)).ok
     with pytest.raises(ValueError, match="jwks"):
         Evidence.from_json({"thread_id": THREAD, "records": []})
+
+
+def test_a_key_from_the_variable_and_its_retired_keys_are_published(settings, tmp_path):
+    """HITL_RECEIPT_KEY (a one-line PEM) signs; the keys in HITL_RECEIPT_RETIRED_KEYS stay published."""
+    old = signed(settings)
+    old_jwks = load(settings).jwks
+    one_line = subprocess.run(
+        [sys.executable, "-m", "hitl.receipt_keys", "new"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert "\n" not in one_line
+    from_variable = Settings(
+        data_dir=tmp_path / "replica",
+        hitl_receipt_key=one_line,
+        hitl_receipt_retired_keys=json.dumps(old_jwks),
+        _env_file=None,
+    )
+    ring = load(from_variable)
+    assert ring.kid not in {k["kid"] for k in old_jwks["keys"]}
+    assert check(old, ring.jwks, THREAD) == []
+    assert check(signed(from_variable), ring.jwks, THREAD) == []
+
+
+def test_a_replica_without_a_shared_receipt_key_does_not_start():
+    """topology: on a shared runtime, no HITL_RECEIPT_KEY(_FILE) is refused, naming the variable."""
+    base = {"database_url": "postgresql+psycopg://x/y", "hitl_seal_key": "s" * 32, "_env_file": None}
+    with patch("server.topology._custom_checkpointer", return_value=False):
+        with pytest.raises(SharedTopologyError, match="HITL_RECEIPT_KEY"):
+            check_topology(Settings(**base), edition="pg")
+        check_topology(Settings(**base, hitl_receipt_key="pem"), edition="pg")
