@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,8 +14,11 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hitl.scripted import phrases
+from server.analytics import Thresholds
 from tests.devserver import DEV_TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start
+
+QUICK_SECONDS = Thresholds().quick_seconds
 
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +82,7 @@ async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(
     decided = ("hitl_approvals_decided_total", {**REFUND, "decision": "approve", "role": "supervisor"})
 
     thread_id, _ = await start(requester, phrases.refund_in_full(server_order(899)))
+    paused_at = time.monotonic()
     waiting = await samples(server)
     assert sample(waiting, pending[0], **pending[1]) == sample(before, pending[0], **pending[1]) + 1
     paused = ("hitl_gate_seconds_count", {"phase": "pause"})
@@ -90,7 +95,8 @@ async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(
     assert sample(waiting, requested[0], **requested[1]) == sample(before, requested[0], **requested[1]) + 1
     with refused(403, "may not answer"):
         await requester.runs.wait(thread_id, "support", command=decisions(APPROVE))
-    await asyncio.sleep(1)
+    # Decided after the analytics' quick-approval window, however fast the watcher counted the pause.
+    await asyncio.sleep(max(1.0, QUICK_SECONDS + 0.5 - (time.monotonic() - paused_at)))
     await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE))
 
     after = await samples(server)
