@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from langgraph.store.base import BaseStore
+
+AUDIT_NAMESPACE = "audit"
+"""Store namespace (then the thread id) of the trail; `server.audit` reads and writes it too."""
 HEAD_NAMESPACE = ("hitl_records", "audit_head")
 """Store namespace (then the thread id) of each thread's head; `hitl_records` is the server's own."""
 HEAD_KEY = "head"
@@ -38,6 +42,32 @@ def link(record: Mapping[str, Any], prev_hash: str) -> dict[str, Any]:
 def head(key: str, record_hash_: str) -> dict[str, str]:
     """The head item: the last record's store key and hash."""
     return {"key": key, "hash": record_hash_}
+
+
+def _writes(
+    thread_id: str, key: str, record: Mapping[str, Any], current: object
+) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]:
+    """The store writes that append `record` after the head `current`: the record, then the new head."""
+    previous = current.get("hash", "") if isinstance(current, dict) else ""
+    linked = link(record, str(previous))
+    return [
+        ((AUDIT_NAMESPACE, thread_id), key, linked),
+        ((*HEAD_NAMESPACE, thread_id), HEAD_KEY, head(key, linked["hash"])),
+    ]
+
+
+def put(store: BaseStore, thread_id: str, key: str, record: Mapping[str, Any]) -> None:
+    """Append `record` to `thread_id`'s trail in a graph's store, chained (sync tool nodes)."""
+    current = store.get((*HEAD_NAMESPACE, thread_id), HEAD_KEY)
+    for namespace, item_key, value in _writes(thread_id, key, record, current.value if current else None):
+        store.put(namespace, item_key, value, index=False)
+
+
+async def aput(store: BaseStore, thread_id: str, key: str, record: Mapping[str, Any]) -> None:
+    """`put` for async tool nodes."""
+    current = await store.aget((*HEAD_NAMESPACE, thread_id), HEAD_KEY)
+    for namespace, item_key, value in _writes(thread_id, key, record, current.value if current else None):
+        await store.aput(namespace, item_key, value, index=False)
 
 
 def _name(record: Mapping[str, Any], index: int) -> str:

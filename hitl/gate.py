@@ -335,8 +335,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            if (unreceipted := self._unreceipted(to_run, decided=decided)) is not None:
-                return unreceipted
+            if decided and (refused := receipt_check.blocked(to_run, self.agent, _thread_id())) is not None:
+                return refused
             return cast(
                 "ToolMessage | Command[Any]",
                 run_checked(
@@ -357,8 +357,12 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         async def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            if (unreceipted := self._unreceipted(to_run, decided=decided)) is not None:
-                return unreceipted
+            thread_id = _thread_id()
+            if (
+                decided
+                and (refused := await receipt_check.ablocked(to_run, self.agent, thread_id)) is not None
+            ):
+                return refused
             return cast(
                 "ToolMessage | Command[Any]",
                 await arun_checked(
@@ -396,20 +400,6 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 f"Not run: this {call['name']} call did not pass {self.agent}'s approval gate "
                 "(it was not proposed by the model and reviewed as policy requires)."
             ),
-            tool_call_id=call["id"] or "",
-            name=call["name"],
-            status="error",
-        )
-
-    def _unreceipted(self, to_run: ToolCallRequest, *, decided: bool) -> ToolMessage | None:
-        """Server runs: the refusal of a decided call no signed receipt covers (`hitl.receipt_check`)."""
-        if not decided or current_caller() is None:
-            return None
-        call = to_run.tool_call
-        if (why := receipt_check.refusal(call, self.agent, _thread_id())) is None:
-            return None
-        return ToolMessage(
-            content=f"Not run: this {call['name']} call has no approval that covers it; {why}.",
             tool_call_id=call["id"] or "",
             name=call["name"],
             status="error",

@@ -10,10 +10,15 @@ tool, call id and the SHA-256 of these args, with an approve or edit. Runs witho
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 
+from hitl import audit_chain
+from hitl.caller import Caller, current_caller
 from hitl.quorum import digest
 from hitl.receipt_keys import keyring
 from hitl.signed_receipts import SIGNED_FIELD, ReceiptInvalidError, signed_claims
@@ -21,6 +26,7 @@ from hitl.signed_receipts import SIGNED_FIELD, ReceiptInvalidError, signed_claim
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from langchain.agents.middleware.types import ToolCallRequest
     from langchain_core.messages import ToolCall
 
 RECEIPTS_KEY = "hitl_receipts"
@@ -75,3 +81,66 @@ def refusal(
             f"these {given[:12]}…)"
         )
     return None
+
+
+def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tuple[ToolMessage, Any] | None:
+    """Server runs: the "Not run" answer for an uncovered call, and (store, record) to audit it."""
+    caller = current_caller()
+    if caller is None:
+        return None
+    call = request.tool_call
+    if (why := refusal(call, agent, thread_id)) is None:
+        return None
+    message = ToolMessage(
+        content=f"Not run: this {call['name']} call has no approval that covers it; {why}.",
+        tool_call_id=call["id"] or "",
+        name=call["name"],
+        status="error",
+    )
+    store = getattr(request.runtime, "store", None)
+    return message, (store, _record(call, agent, thread_id or "", caller, why)) if store is not None else None
+
+
+def _record(call: ToolCall, agent: str, thread_id: str, caller: Caller, why: str) -> dict[str, Any]:
+    return {
+        "interrupt_id": "",
+        "tool_call_id": call["id"] or "",
+        "agent": agent,
+        "tool": call["name"],
+        "requested_args": dict(call["args"]),
+        "decision": "not_run",
+        "final_args": None,
+        "message": why,
+        "reviewer": caller.identity,
+        "roles": sorted(caller.roles),
+        "decided_at": datetime.now(UTC).isoformat(),
+        "thread_id": thread_id,
+        "outcome": "refused",
+        "refusal": f"no approval covers this call: {why}",
+    }
+
+
+def _key() -> str:
+    return f"{time.time_ns():020d}-901"
+
+
+def blocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+    """In a server run, the refusal of a decided call no receipt covers (audited), else None."""
+    refused = _refused(request, agent, thread_id)
+    if refused is None:
+        return None
+    message, audit = refused
+    if audit is not None:
+        audit_chain.put(audit[0], thread_id or "", _key(), audit[1])
+    return message
+
+
+async def ablocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+    """`blocked` for async tool nodes."""
+    refused = _refused(request, agent, thread_id)
+    if refused is None:
+        return None
+    message, audit = refused
+    if audit is not None:
+        await audit_chain.aput(audit[0], thread_id or "", _key(), audit[1])
+    return message

@@ -19,7 +19,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from hitl.audit_chain import HEAD_KEY, HEAD_NAMESPACE, link
+from hitl import audit_chain
 from hitl.caller import current_caller
 from hitl.trusted_state import seal_receipt
 
@@ -87,9 +87,7 @@ def run_checked(
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
             store, namespace, key, record = audit
-            head = store.get((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY)
-            for call in _chained(namespace, key, record, head.value if head else None):
-                store.put(*call, index=False)
+            audit_chain.put(store, namespace[1], key, record)
         return result
 
 
@@ -110,9 +108,7 @@ async def arun_checked(
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
             store, namespace, key, record = audit
-            head = await store.aget((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY)
-            for call in _chained(namespace, key, record, head.value if head else None):
-                await store.aput(*call, index=False)
+            await audit_chain.aput(store, namespace[1], key, record)
         return result
 
 
@@ -126,17 +122,6 @@ def _failed(
     if record is None or store is None:
         return result, None
     return result, (store, (AUDIT_NAMESPACE, str(record["thread_id"])), _key(), record)
-
-
-def _chained(
-    namespace: tuple[str, str], key: str, record: dict[str, Any], head: dict[str, Any] | None
-) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]:
-    """The writes of `record` chained after the thread's head (`hitl.audit_chain`): record, new head."""
-    linked = link(record, str((head or {}).get("hash", "")))
-    return [
-        (namespace, key, linked),
-        ((*HEAD_NAMESPACE, namespace[1]), HEAD_KEY, {"key": key, "hash": linked["hash"]}),
-    ]
 
 
 def _key() -> str:

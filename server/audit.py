@@ -185,7 +185,7 @@ async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
     with as_server():
         for index, record in enumerate(records):
             thread_id = record["thread_id"]
-            async with _chain_locks.setdefault(thread_id, asyncio.Lock()):
+            async with _chain_locks.setdefault(hash(thread_id) % CHAIN_LOCKS, asyncio.Lock()):
                 key = f"{time.time_ns():020d}-{index:03d}"
                 linked = audit_chain.link(record, (await head_of(client, thread_id))["hash"])
                 await client.store.put_item((NAMESPACE, thread_id), key, linked, index=False)
@@ -198,8 +198,9 @@ async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
     metrics.observe(records)
 
 
-_chain_locks: dict[str, asyncio.Lock] = {}
-"""One writer at a time per thread in this process, so its chain does not fork."""
+CHAIN_LOCKS = 256
+_chain_locks: dict[int, asyncio.Lock] = {}
+"""One writer at a time per thread in this process (threads share 256 locks), so a chain does not fork."""
 
 
 async def head_of(client: LangGraphClient, thread_id: str) -> dict[str, str]:

@@ -10,13 +10,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from hitl import audit_chain
 from hitl.receipt_check import RECEIPTS_KEY
 from hitl.receipt_keys import keyring, load
 from hitl.scripted import phrases
 from hitl.settings import Settings
 from hitl.signed_receipts import sign
+from hitl.verification import Evidence, verify
 
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 
@@ -78,14 +81,25 @@ def test_an_edit_runs_under_a_receipt_for_the_edited_args(support_agent, service
 
 
 def test_a_call_whose_args_differ_from_the_approved_ones_does_not_run(support_agent, services, new_order):
-    """args differ: the receipt approved 300, the call would run with 899: nothing is refunded, and why."""
+    """args differ: the receipt approved 300, the call would run 899: no refund; thread and audit say why."""
     order_id = new_order(899)
     chat = support_agent()
+    chat.graph.store = store = InMemoryStore()
     action = ask_300(chat, order_id)
     jws = receipt_for(chat, action, "approve", action["args"])
     edit_to_899(chat, action, {action["tool_call_id"]: jws})
     assert services.payments.count() == 0
     assert "its arguments differ from the approved ones" in said(chat)
+    (item,) = store.search(("audit", chat.thread_id))
+    record = {**item.value, "key": item.key}
+    assert (record["decision"], record["outcome"], record["tool_call_id"]) == (
+        "not_run",
+        "refused",
+        action["tool_call_id"],
+    )
+    assert "arguments differ" in record["refusal"]
+    head = store.get((*audit_chain.HEAD_NAMESPACE, chat.thread_id), audit_chain.HEAD_KEY)
+    assert audit_chain.check([record], head.value if head else None) == []
 
 
 def test_a_decided_call_without_a_receipt_does_not_run(support_agent, services, new_order):
@@ -155,3 +169,25 @@ def test_in_process_runs_have_no_receipts_and_are_not_checked(support_agent, ser
     chat.say(phrases.refund_in_full(order_id))
     chat.resume({"decisions": [{"type": "approve"}]})
     assert [r["amount"] for r in services.payments.refunds_for(order_id)] == [450.0]
+
+
+def test_a_tool_failure_is_chained_into_the_trail(support_agent, services, new_order, monkeypatch):
+    """failure record: written by the graph, chained after the head; verification notes it, unsigned."""
+    order_id = new_order(300)
+    chat = support_agent()
+    chat.graph.store = store = InMemoryStore()
+    chat.say(phrases.refund_amount(300, order_id))
+
+    def broken(**_kwargs):
+        message = "payment provider unreachable"
+        raise ConnectionError(message)
+
+    monkeypatch.setattr(services.payments, "issue_refund", broken)
+    chat.resume({"decisions": [{"type": "approve"}]})
+    records = [{**i.value, "key": i.key} for i in store.search(("audit", chat.thread_id))]
+    assert [(r["decision"], r["prev_hash"]) for r in records] == [("failed", "")]
+    head = store.get((*audit_chain.HEAD_NAMESPACE, chat.thread_id), audit_chain.HEAD_KEY)
+    receipts = chat.graph.get_state(chat.config).values["approval_receipts"]
+    report = verify(Evidence(chat.thread_id, keyring().jwks, records, head.value, receipts))
+    assert report.ok, report.as_json()
+    assert "a tool failure, recorded by the graph (not signed)" in " ".join(report.notes)
