@@ -123,16 +123,27 @@ def _result(receipt: dict[str, Any], problems: list[str]) -> ReceiptResult:
     )
 
 
-def _chain_position(
-    record: dict[str, Any], index: int, hashes: dict[str, int], jwks: dict[str, Any]
-) -> str | None:
-    """Whether the audit head a receipt was signed with names a record before its own."""
+def _audit_head(record: dict[str, Any], jwks: dict[str, Any]) -> str | None:
+    """The audit head a signed record's receipt names; None when unsigned or its signature fails."""
     try:
-        head = str(signed_claims(record.get(SIGNED_FIELD), jwks).get("audit_head", ""))
+        return str(signed_claims(record.get(SIGNED_FIELD), jwks).get("audit_head", ""))
     except ReceiptInvalidError:
         return None  # its signature's own problem is reported by `check`
+
+
+def _chain_position(index: int, heads: list[str | None], hashes: dict[str, int]) -> str | None:
+    """Whether the audit head record `index`'s receipt was signed after names a record before it.
+
+    The receipts of one decision are signed together, so they share the head before them; ''
+    (an empty trail) holds only for the signed records a thread's trail starts with.
+    """
+    head = heads[index]
+    if head is None:
+        return None
     if head == "":
-        return None if index == 0 else f"it was signed on an empty trail, but {index} record(s) precede it"
+        if all(earlier == "" for earlier in heads[:index]):
+            return None
+        return f"it was signed on an empty trail, but {index} record(s) precede it"
     where = hashes.get(head)
     if where is None or where >= index:
         return "the audit record it was signed after is not in the trail before it (the trail was rewritten)"
@@ -145,13 +156,14 @@ def verify(evidence: Evidence) -> Report:
     hashes = {str(r.get("hash")): i for i, r in enumerate(records) if r.get("hash")}
     results: list[ReceiptResult] = []
     by_token: dict[str, int] = {}
+    heads = [_audit_head(r, evidence.jwks) if isinstance(r.get(SIGNED_FIELD), str) else None for r in records]
     for index, record in enumerate(records):
         token = record.get(SIGNED_FIELD)
         if not isinstance(token, str):
             continue
         by_token[token] = index
         problems = check(record, evidence.jwks, evidence.thread_id)
-        if (position := _chain_position(record, index, hashes, evidence.jwks)) is not None:
+        if (position := _chain_position(index, heads, hashes)) is not None:
             problems.append(position)
         results.append(_result(record, [f"audit record #{index + 1}: {p}" for p in problems]))
     notes: list[str] = []

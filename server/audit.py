@@ -11,6 +11,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from itertools import groupby
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl import audit_chain
@@ -183,17 +184,16 @@ def as_records(thread_id: str, accepted: list[ApprovalReceipt]) -> list[AuditRec
 async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
     """Append `records` to their threads' audit trails, each chained to the one before it."""
     with as_server():
-        for index, record in enumerate(records):
-            thread_id = record["thread_id"]
+        for thread_id, batch in groupby(enumerate(records), key=lambda item: item[1]["thread_id"]):
             async with _chain_locks.setdefault(hash(thread_id) % CHAIN_LOCKS, asyncio.Lock()):
-                key = f"{time.time_ns():020d}-{index:03d}"
-                linked = audit_chain.link(record, (await head_of(client, thread_id))["hash"])
-                await client.store.put_item((NAMESPACE, thread_id), key, linked, index=False)
+                last = await head_of(client, thread_id)
+                for index, record in batch:
+                    key = f"{time.time_ns():020d}-{index:03d}"
+                    linked = audit_chain.link(record, last["hash"])
+                    await client.store.put_item((NAMESPACE, thread_id), key, linked, index=False)
+                    last = audit_chain.head(key, linked["hash"])
                 await client.store.put_item(
-                    (*audit_chain.HEAD_NAMESPACE, thread_id),
-                    audit_chain.HEAD_KEY,
-                    audit_chain.head(key, linked["hash"]),
-                    index=False,
+                    (*audit_chain.HEAD_NAMESPACE, thread_id), audit_chain.HEAD_KEY, last, index=False
                 )
     metrics.observe(records)
 

@@ -175,3 +175,29 @@ async def test_nobody_can_plant_receipts_in_a_run(server, client_as, server_orde
             answer = await http.post(f"/threads/{thread_id}/runs/wait", json={**body, **extra})
             assert answer.status_code == (401 if user is None else 422), answer.text
     assert server_services.payments.refunds_for(order_id) == []
+
+
+async def test_a_batch_of_two_decisions_chains_two_signed_records(
+    server, requester, supervisor, server_order, server_services
+):
+    """batch: refund approved, e-mail rejected: two receipts in one write, chained, each verified."""
+    order_id = server_order(450)
+    thread_id, _ = await start(requester, phrases.refund_and_email(order_id))
+    reject = {"type": "reject", "message": "No e-mail yet"}
+    await supervisor.runs.wait(thread_id, "support", command=decisions(APPROVE, reject))
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0]
+
+    records = (await supervisor.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["tool"], r["decision"]) for r in records] == [
+        ("issue_refund", "approve"),
+        ("send_email", "reject"),
+    ]
+    assert records[1]["prev_hash"] == records[0]["hash"]
+    report = await supervisor.http.get(f"/audit/{thread_id}/verification")
+    assert report["ok"], report
+    assert [(r["tool"], r["verified"]) for r in report["receipts"]] == [
+        ("issue_refund", True),
+        ("send_email", True),
+    ]
+    claims = signed_claims(records[1]["signed"], await jwks_of(server))
+    assert claims["final_args_sha256"] is None

@@ -211,3 +211,26 @@ def test_a_replica_without_a_shared_receipt_key_does_not_start():
         with pytest.raises(SharedTopologyError, match="HITL_RECEIPT_KEY"):
             check_topology(Settings(**base), edition="pg")
         check_topology(Settings(**base, hitl_receipt_key="pem"), edition="pg")
+
+
+def test_the_receipts_of_one_decision_share_the_head_before_them(settings):
+    """batch: receipts signed together name the same head; a refused record first makes '' wrong."""
+    batch, head = [], ""
+    for index in range(2):
+        receipt = signed(settings, {**RECEIPT, "tool_call_id": f"call-{index}"}, "")
+        record = {**audit_chain.link({**receipt, "outcome": "accepted"}, head), "key": f"{index:020d}-000"}
+        head = record["hash"]
+        batch.append(record)
+    assert verify(evidence(settings, batch, {"key": batch[-1]["key"], "hash": head})).ok
+
+    refused = {**audit_chain.link({"decision": "refused", "outcome": "refused"}, ""), "key": "0" * 19 + "0-x"}
+    moved, head = [refused], refused["hash"]
+    for record in batch:
+        relinked = {**audit_chain.link({k: v for k, v in record.items() if k not in {"hash", "key"}}, head)}
+        relinked["key"] = record["key"]
+        head = relinked["hash"]
+        moved.append(relinked)
+    report = verify(evidence(settings, moved, {"key": moved[-1]["key"], "hash": head}))
+    assert "signed on an empty trail, but 1 record(s) precede it" in " ".join(
+        p for r in report.receipts for p in r.problems
+    )
