@@ -43,6 +43,29 @@ async def test_a_refund_edited_to_699_is_approved_by_the_supervisor(web, server_
     await expect(supervisor.pending()).to_have_count(0)
     await expect(supervisor.messages("ai").last).to_contain_text("699")
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [699.0]
+    await expect(receipt.get_by_test_id("receipt-verified")).to_have_attribute("data-verified", "true")
+    await expect(receipt.get_by_test_id("receipt-verified")).to_have_text("✓ verified")
+
+
+async def test_a_receipt_that_fails_verification_says_what_is_wrong(web, server_order):
+    """verified mark: the server's verdict is shown as is; a failing one names its first problem."""
+    order_id = server_order(300)
+    requester = await web.sign_in("requester1")
+    thread_id = await requester.start(phrases.refund_in_full(order_id))
+    reviewer = await web.sign_in("reviewer1")
+
+    async def tampered(route):
+        body = await (await route.fetch()).json()
+        for verdict in body["receipts"]:
+            verdict.update(verified=False, problems=["final_args_sha256 does not match the receipt's args"])
+        await route.fulfill(json=body)
+
+    await reviewer.page.route("**/verification", tampered)
+    await reviewer.open(thread_id)
+    await reviewer.action("issue_refund").get_by_test_id("decision-approve").click()
+    mark = reviewer.receipts("issue_refund").get_by_test_id("receipt-verified")
+    await expect(mark).to_have_attribute("data-verified", "false")
+    await expect(mark).to_contain_text("not verified: final_args_sha256 does not match")
 
 
 async def test_a_batch_of_two_is_sent_once_both_are_decided(web, server_order, server_services):

@@ -30,8 +30,10 @@ export interface HitlContracts {
   Approvals?: Approvals;
   ApproveAndAllowDecision?: ApproveAndAllowDecision;
   ApproveDecision?: ApproveDecision;
+  AuditHead?: AuditHead;
   AuditLog?: AuditLog;
   AuditRecord?: AuditRecord;
+  AuditVerification?: AuditVerification;
   BatchedApprovalRequest?: BatchedApprovalRequest;
   BatchedResponse?: BatchedResponse;
   Decision?: Decision;
@@ -47,6 +49,7 @@ export interface HitlContracts {
   InboxPage?: InboxPage;
   MaxBound?: MaxBound;
   PolicyOverride?: PolicyOverride;
+  ReceiptVerdict?: ReceiptVerdict;
   RejectDecision?: RejectDecision;
   RespondDecision?: RespondDecision;
   ReviewConfig?: ReviewConfig;
@@ -247,12 +250,23 @@ export interface ApproveDecision {
   type: "approve";
 }
 /**
- * The body of `GET /audit/{thread_id}`: the thread's records, oldest first.
+ * The last record of a thread's audit chain, as the server keeps it ('' before the first).
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "AuditHead".
+ */
+export interface AuditHead {
+  hash: string;
+  key: string;
+}
+/**
+ * The body of `GET /audit/{thread_id}`: the thread's records, oldest first, and the chain's head.
  *
  * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "AuditLog".
  */
 export interface AuditLog {
+  head?: AuditHead;
   records: AuditRecord[];
 }
 /**
@@ -284,6 +298,34 @@ export interface AuditRecord {
   thread_id: string;
   tool: string;
   tool_call_id: string;
+}
+/**
+ * The body of `GET /audit/{thread_id}/verification`: each receipt's verdict, the chain's problems.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "AuditVerification".
+ */
+export interface AuditVerification {
+  notes: string[];
+  ok: boolean;
+  receipts: ReceiptVerdict[];
+  thread_id: string;
+  trail_problems: string[];
+}
+/**
+ * One signed receipt's verdict (`hitl.verification`): `verified` when `problems` is empty.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "ReceiptVerdict".
+ */
+export interface ReceiptVerdict {
+  decided_at: string;
+  decision: string;
+  interrupt_id: string;
+  problems: string[];
+  tool: string;
+  tool_call_id: string;
+  verified: boolean;
 }
 /**
  * Batched mode: every gated call of one model turn, answered with `{"decisions": [...]}`.

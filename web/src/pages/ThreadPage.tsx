@@ -7,6 +7,7 @@ import { InterruptCard } from "../components/cards/InterruptCard";
 import { ReceiptCard, SentCard } from "../components/cards/ResolvedCards";
 import { apiUrl } from "../config";
 import { useApprovals } from "../hooks/useApprovals";
+import { useReceiptVerification, verdictKey } from "../hooks/useReceiptVerification";
 import { waitingOn } from "../hooks/pendingView";
 import { receiptKey } from "../interrupts/receipts";
 import { useThreadAssistant } from "../hooks/useThreadAssistant";
@@ -41,6 +42,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
   });
   const { pending, receipts, sent } = approvals;
   const waiting = useMemo(() => waitingOn(pending), [pending]);
+  const verdicts = useReceiptVerification(approvals.threadId, token, apiUrl(), receipts.length);
 
   return (
     <div className="thread" data-testid="thread-page" data-thread-id={approvals.threadId ?? ""}>
@@ -86,7 +88,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
         <section className="resolved-list" data-testid="resolved-list">
           <h3>Decided</h3>
           {receipts.map((receipt) => (
-            <ReceiptCard key={receiptKey(receipt)} receipt={receipt} />
+            <ReceiptCard key={receiptKey(receipt)} receipt={receipt} verdict={verdicts.get(verdictKey(receipt))} />
           ))}
           {sent.map((item) => (
             <SentCard key={item.interruptId} sent={item} />

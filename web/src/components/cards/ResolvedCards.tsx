@@ -1,12 +1,26 @@
 /** Read-only cards of answered interrupts: audit receipts, and decisions awaiting theirs. */
-import type { ApprovalReceipt } from "../../contracts/generated";
+import type { ApprovalReceipt, ReceiptVerdict } from "../../contracts/generated";
 import type { SentDecision } from "../../hooks/useApprovals";
 import { isPartial, quorumOfRecord } from "../../present/quorum";
 import { ArgsTable } from "../ArgsTable";
 import { formatTime, Json } from "../Json";
 import { QuorumProgress } from "../QuorumProgress";
 
-export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
+/** The server's verdict on a signed receipt: verified, or what is wrong with it. */
+function VerifiedMark({ verdict }: { verdict?: ReceiptVerdict }) {
+  if (!verdict) return null;
+  return verdict.verified ? (
+    <span className="verified" data-testid="receipt-verified" data-verified="true" title="Signature, bound fields and audit chain check out">
+      ✓ verified
+    </span>
+  ) : (
+    <span className="unverified" data-testid="receipt-verified" data-verified="false" title={verdict.problems.join("\n")}>
+      ✗ not verified: {verdict.problems[0] ?? "unknown problem"}
+    </span>
+  );
+}
+
+export function ReceiptCard({ receipt, verdict }: { receipt: ApprovalReceipt; verdict?: ReceiptVerdict }) {
   // Only an edit changes a tool call's args; a form's answer differs from its context by design.
   const edited = receipt.decision === "edit";
   const quorum = quorumOfRecord(receipt);
@@ -25,6 +39,7 @@ export function ReceiptCard({ receipt }: { receipt: ApprovalReceipt }) {
         {receipt.tool && <span className="tool-name">{receipt.tool}</span>}
         {receipt.agent && <span className="agent">asked by {receipt.agent}</span>}
         <QuorumProgress quorum={quorum} />
+        <VerifiedMark verdict={verdict} />
       </header>
       <p className="muted" data-testid="receipt-reviewer">
         by {receipt.reviewer}
