@@ -7,6 +7,8 @@ whoever may read the thread, and nothing to anyone else.
 
 from __future__ import annotations
 
+import uuid
+
 import httpx
 import jsonschema_rs
 import pytest
@@ -201,3 +203,33 @@ async def test_a_batch_of_two_decisions_chains_two_signed_records(
     ]
     claims = signed_claims(records[1]["signed"], await jwks_of(server))
     assert claims["final_args_sha256"] is None
+
+
+async def test_per_call_approvals_and_form_answers_are_signed_and_verify(
+    server, client_as, requester, server_services
+):
+    """per-call (ops delete_file) and a form (travel booking): signed receipts that verify."""
+    root = server.log.parent / "workspace" / "tmp"
+    root.mkdir(parents=True, exist_ok=True)
+    log = root / f"{uuid.uuid4().hex[:8]}.log"
+    log.write_text("old\n")
+    operator, reviewer = client_as("supervisor1"), client_as("reviewer1")
+    thread_id, thread = await start(operator, phrases.delete_files(f"tmp/{log.name}"), "ops")
+    (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
+    await reviewer.runs.wait(thread_id, "ops", command={"resume": {pending["id"]: APPROVE}})
+    assert not log.exists()
+    report = await reviewer.http.get(f"/audit/{thread_id}/verification")
+    assert report["ok"], report
+    assert [(r["tool"], r["decision"], r["verified"]) for r in report["receipts"]] == [
+        ("delete_file", "approve", True)
+    ]
+
+    thread_id, thread = await start(requester, phrases.FIND_AND_BOOK_CHEAPEST, "travel")
+    (form,) = [i for batch in thread["interrupts"].values() for i in batch]
+    answer = {"decision": "approve", "seat_class": "premium", "insurance": True}
+    await requester.runs.wait(thread_id, "travel", command={"resume": {form["id"]: answer}})
+    booked = server_services.bookings.for_flight("FR8364")
+    assert [b for b in booked if b["tool_call_id"] == form["value"]["tool_call_id"]]
+    report = await requester.http.get(f"/audit/{thread_id}/verification")
+    assert report["ok"], report
+    assert [(r["interrupt_id"], r["verified"]) for r in report["receipts"]] == [(form["id"], True)]
