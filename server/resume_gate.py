@@ -240,16 +240,7 @@ def _coerce_edits(item: Accepted) -> None:
     The answer is the resume payload itself, so the coerced values are what the graph gets.
     """
     value = item.pending.value if isinstance(item.pending.value, dict) else {}
-    answer = item.answer if isinstance(item.answer, dict) else {}
-    if isinstance(value.get("action_requests"), list):
-        pairs = zip(value["action_requests"], answer.get("decisions") or [], strict=False)
-    elif value.get("type") == "tool_approval":
-        pairs = zip([value], [answer], strict=False)
-    else:
-        return
-    for action, decision in pairs:
-        if not isinstance(decision, dict) or decision.get("type") != "edit":
-            continue
+    for action, decision in _edit_pairs(item):
         tool = answer_contract.tool_of(
             str(action.get("agent") or value.get("agent")), str(action.get("name"))
         )
@@ -266,8 +257,8 @@ def _no_nul(answer: object) -> None:
         raise ResumeRefused(422, str(error)) from None
 
 
-def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """(tool, requested args, edited args) of each edit in an answer."""
+def _edit_pairs(item: Accepted) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(action, edit decision) for each edit in an answer to a batched or per-call tool approval."""
     value = item.pending.value if isinstance(item.pending.value, dict) else {}
     answer = item.answer if isinstance(item.answer, dict) else {}
     if isinstance(value.get("action_requests"), list):
@@ -276,11 +267,16 @@ def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         pairs = zip([value], [answer], strict=False)
     else:
         return []
-    edits = [
+    return [
         (action, decision)
         for action, decision in pairs
-        if isinstance(decision, dict) and decision.get("type") == "edit"
+        if isinstance(action, dict) and isinstance(decision, dict) and decision.get("type") == "edit"
     ]
+
+
+def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(tool, requested args, edited args) of each edit in an answer."""
+    edits = _edit_pairs(item)
     for _, decision in edits:
         if "editedAction" in decision and decision["editedAction"] != decision["edited_action"]:
             raise ResumeRefused(
