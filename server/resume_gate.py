@@ -261,8 +261,9 @@ def _edit_pairs(item: Accepted) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(action, edit decision) for each edit in an answer to a batched or per-call tool approval."""
     value = item.pending.value if isinstance(item.pending.value, dict) else {}
     answer = item.answer if isinstance(item.answer, dict) else {}
-    if isinstance(value.get("action_requests"), list):
-        pairs = zip(value["action_requests"], answer.get("decisions") or [], strict=False)
+    decisions = answer.get("decisions")
+    if isinstance(value.get("action_requests"), list):  # read before the answer is checked: any shape
+        pairs = zip(value["action_requests"], decisions if isinstance(decisions, list) else [], strict=False)
     elif value.get("type") == "tool_approval":
         pairs = zip([value], [answer], strict=False)
     else:

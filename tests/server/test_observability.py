@@ -8,6 +8,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -15,8 +16,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from hitl.scripted import phrases
 from server.analytics import Thresholds
-from tests.devserver import DEV_TOKENS
+from tests.devserver import DEV_TOKENS, DevServer, start_dev_server, stop
 from tests.server.helpers import APPROVE, decisions, refused, start
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from services.registry import Services
 
 QUICK_SECONDS = Thresholds().quick_seconds
 
@@ -25,6 +31,26 @@ ROOT = Path(__file__).resolve().parents[2]
 HITL = Path(sys.executable).parent / "hitl"
 """Whether server/audit.py's `write` passes its records to `server.metrics.observe` yet."""
 REFUND = {"agent": "support", "tool": "issue_refund"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[DevServer]:
+    """This module's own `langgraph dev`: the counters move only with what these tests do.
+
+    On the session's server, pauses other tests left behind are counted on the watcher's passes
+    at any moment, so a counter could move between two reads of one test.
+    """
+    running = start_dev_server(tmp_path_factory.mktemp("observability"))
+    try:
+        yield running
+    finally:
+        stop(running.process)
+
+
+@pytest.fixture(scope="module")
+def server_services(server) -> Services:
+    """The business services behind this module's server."""
+    return server.services
 
 
 def http(server, user: str | None) -> httpx.AsyncClient:

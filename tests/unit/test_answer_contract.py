@@ -207,6 +207,31 @@ def test_a_bad_batched_edit_is_refused_without_the_engines_schema(graphs, new_or
     assert accepted.answer["decisions"][0]["edited_action"]["args"]["amount"] == 250
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"decisions": -11356},
+        {"decisions": {"type": "edit"}},
+        {"decisions": [7]},
+        {"decisions": ["edit"]},
+        [1],
+    ],
+)
+def test_any_shape_of_answer_is_a_422_never_a_crash(graphs, new_order, answer):
+    """text coercion reads edits before the schema check: a malformed answer still ends in a 422."""
+    [interrupt] = interrupts_of(graphs["support"], phrases.refund_in_full(new_order(300)))
+    with pytest.raises(ResumeRefused) as refused:
+        check(answer, as_on_0_11(interrupt), SUPERVISOR)
+    assert refused.value.status == 422
+
+
+def test_an_edit_typed_as_text_is_checked_as_the_number_it_means(graphs, new_order):
+    [interrupt] = interrupts_of(graphs["support"], phrases.refund_in_full(new_order(300)))
+    args = {**interrupt.value["action_requests"][0]["args"], "amount": "250"}
+    [accepted] = check({"decisions": [edit("issue_refund", args)]}, as_on_0_11(interrupt), SUPERVISOR)
+    assert accepted.answer["decisions"][0]["edited_action"]["args"]["amount"] == 250
+
+
 def test_the_contract_from_the_value_wins_over_the_engines(graphs):
     """derived first: an engine's looser response_schema does not let a bad answer through."""
     [interrupt] = interrupts_of(graphs["ops"], phrases.DEPLOY_TO_PRODUCTION)

@@ -1,9 +1,10 @@
 """The reviewer web app in real headless Chromium (Debian's `/usr/bin/chromium`) against the real server.
 
-The server is the session's `langgraph dev` from `tests/conftest.py`, which serves the built
-app at `/app/`. Each signed-in user gets a browser context of their own (the token lives in the
-tab's sessionStorage); when a test ends, every page it opened is saved as a screenshot under
-`test-artifacts/web/`.
+The server is a `langgraph dev` of the web tests' own (this module's `server`, which replaces the
+session's for them), serving the built app at `/app/`: its inbox holds only what these tests left
+pending, so a new row is on the inbox's first page (50 rows, oldest first). Each signed-in user
+gets a browser context of their own (the token lives in the tab's sessionStorage); when a test
+ends, every page it opened is saved as a screenshot under `test-artifacts/web/`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.devserver import dev_users
+from tests.devserver import DevServer, dev_users, start_dev_server, stop
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Iterator
 
     from playwright.async_api import Browser, BrowserContext
+
+    from services.registry import Services
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 60_000
@@ -77,6 +80,22 @@ async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIter
                 await tab.page.screenshot(path=str(path), full_page=True)
         for context in contexts:
             await context.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> Iterator[DevServer]:
+    """The web tests' own `langgraph dev` (it replaces the session's for every test in this folder)."""
+    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev-web"))
+    try:
+        yield running
+    finally:
+        stop(running.process)
+
+
+@pytest.fixture(scope="session")
+def server_services(server) -> Services:
+    """The business services behind the web tests' server."""
+    return server.services
 
 
 @pytest.fixture

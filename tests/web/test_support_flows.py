@@ -52,6 +52,7 @@ async def test_a_receipt_that_fails_verification_says_what_is_wrong(web, server_
     order_id = server_order(300)
     requester = await web.sign_in("requester1")
     thread_id = await requester.start(phrases.refund_in_full(order_id))
+    await expect(requester.action("issue_refund")).to_be_visible()  # the run has paused
     reviewer = await web.sign_in("reviewer1")
 
     async def tampered(route):
