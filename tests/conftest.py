@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services.orders import Order
 from services.registry import Services
-from tests.devserver import DevServer, start_dev_server, stop, user_clients
+from tests.devserver import DevServer, serving, user_clients
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -67,11 +67,8 @@ def add_order(
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> Iterator[DevServer]:
     """The session's `langgraph dev`."""
-    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev"))
-    try:
+    with serving(tmp_path_factory.mktemp("langgraph-dev")) as running:
         yield running
-    finally:
-        stop(running.process)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +24,7 @@ from server.replicas import free_port, stop
 from services.registry import Services
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Callable, Iterator
 
     from langgraph_sdk.client import LangGraphClient
 
@@ -114,6 +114,16 @@ def start_dev_server(
         pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
     database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
     return DevServer(url=url, process=process, database_url=database_url, log=log)
+
+
+@contextmanager
+def serving(workdir: Path, env_overrides: dict[str, str] | None = None) -> Iterator[DevServer]:
+    """`start_dev_server` for the length of a `with` block (a fixture's life); stopped by its PID after."""
+    running = start_dev_server(workdir, env_overrides)
+    try:
+        yield running
+    finally:
+        stop(running.process)
 
 
 DEV_TOKENS = {

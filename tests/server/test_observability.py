@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from hitl.scripted import phrases
 from server.analytics import Thresholds
-from tests.devserver import DEV_TOKENS, DevServer, start_dev_server, stop
+from tests.devserver import DEV_TOKENS, DevServer, serving
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 if TYPE_CHECKING:
@@ -40,11 +40,8 @@ def server(tmp_path_factory) -> Iterator[DevServer]:
     On the session's server, pauses other tests left behind are counted on the watcher's passes
     at any moment, so a counter could move between two reads of one test.
     """
-    running = start_dev_server(tmp_path_factory.mktemp("observability"))
-    try:
+    with serving(tmp_path_factory.mktemp("observability")) as running:
         yield running
-    finally:
-        stop(running.process)
 
 
 @pytest.fixture(scope="module")

@@ -233,3 +233,34 @@ async def test_nobody_can_plant_approvers_for_the_second_round(client_as, server
             assert answer.status_code == (401 if user is None else 422), answer.text
     assert server_services.payments.refunds_for(order_id) == []
     assert [p["id"] for p in await pending_now(supervisor1, thread_id)] == [pending["id"]]
+
+
+async def test_a_supervisor_cannot_write_a_second_approval_into_state(client_as, server, server_services):
+    """update with a resume, goto, a state write: a receipt copied with another reviewer counts nobody."""
+    order_id, thread_id, _ = await first_round(client_as, server_services)
+    supervisor1 = client_as("supervisor1")
+    await supervisor1.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    (pending,) = await pending_now(supervisor1, thread_id)
+    (receipt,) = (await supervisor1.threads.get_state(thread_id))["values"]["approval_receipts"]
+    forged = {
+        **receipt,
+        "reviewer": "supervisor2",
+        "approvals": {"required": 2, "approved_by": ["supervisor2"]},
+    }
+    headers = {"Authorization": f"Bearer {TOKENS['supervisor1']}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60) as http:
+        resume = {"resume": {pending["id"]: {"decisions": [APPROVE]}}}
+        for command in ({**resume, "update": {"approval_receipts": [forged]}}, {**resume, "goto": "tools"}):
+            answer = await http.post(
+                f"/threads/{thread_id}/runs/wait", json={"assistant_id": "support", "command": command}
+            )
+            assert answer.status_code in {403, 422}, answer.text
+        written = await http.post(
+            f"/threads/{thread_id}/state", json={"values": {"approval_receipts": [forged]}}
+        )
+        assert written.status_code in {200, 403, 422}, written.text
+    assert server_services.payments.refunds_for(order_id) == []
+    (still,) = await pending_now(supervisor1, thread_id)
+    assert still["value"]["review_configs"][0]["approved_by"] == ["supervisor1"]
+    await client_as("supervisor2").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [float(DUAL)]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.async_api import async_playwright, expect
 
-from tests.devserver import DevServer, dev_users, start_dev_server, stop
+from tests.devserver import DevServer, dev_users, serving
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:
@@ -85,11 +85,8 @@ async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIter
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> Iterator[DevServer]:
     """The web tests' own `langgraph dev` (it replaces the session's for every test in this folder)."""
-    running = start_dev_server(tmp_path_factory.mktemp("langgraph-dev-web"))
-    try:
+    with serving(tmp_path_factory.mktemp("langgraph-dev-web")) as running:
         yield running
-    finally:
-        stop(running.process)
 
 
 @pytest.fixture(scope="session")

@@ -19,9 +19,9 @@ import pytest
 import uvicorn
 
 from hitl.scripted.endpoint import FaultBoard, make_app
-from server.replicas import free_port, stop
+from server.replicas import free_port
 from tests.conftest import add_order
-from tests.devserver import DevServer, start_dev_server
+from tests.devserver import DevServer, serving
 from tests.graphs.conftest import ops_agent, support_agent, travel_agent, workspace
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def server(tmp_path_factory, scripted_endpoint) -> Iterator[DevServer]:
 
     One retry and a 3 s timeout, so a provider failure ends a run in seconds.
     """
-    running = start_dev_server(
+    with serving(
         tmp_path_factory.mktemp("langgraph-dev-wire"),
         {
             "MODEL": "openai:scripted",
@@ -118,11 +118,8 @@ def server(tmp_path_factory, scripted_endpoint) -> Iterator[DevServer]:
             "MODEL_MAX_RETRIES": str(WIRE_SERVER_RETRIES),
             "MODEL_TIMEOUT_SECONDS": str(WIRE_SERVER_TIMEOUT_SECONDS),
         },
-    )
-    try:
+    ) as running:
         yield running
-    finally:
-        stop(running.process)
 
 
 @pytest.fixture(scope="session")
