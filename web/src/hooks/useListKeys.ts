@@ -1,13 +1,15 @@
 /** `j` / `k` move a selection through a list, `Enter` opens the selected entry (the inbox). */
-import { useEffect, useRef, useState } from "react";
+import { useLayoutEffect, useRef, useState } from "react";
 import { isShortcut } from "./keyboard";
 
 export function useListKeys(count: number, onOpen: (index: number) => void) {
   const [selected, setSelected] = useState(-1);
   const latest = useRef({ count, onOpen, selected });
-  latest.current = { count, onOpen, selected };
-
-  useEffect(() => {
+  // layout effects: the listener and what it reads are in place in the commit that shows the rows
+  useLayoutEffect(() => {
+    latest.current = { count, onOpen, selected };
+  });
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!isShortcut(event)) return;
       const { count: n, selected: current } = latest.current;

@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { approvalRequest, batched, receipt, flightForm, flightFormSchema, form, toolApproval } from "../../test/fixtures";
@@ -179,6 +180,35 @@ describe("card keys", () => {
     show(perCall("int-e"));
     fireEvent.keyDown(document.body, { key: "e" });
     expect(screen.getByTestId("edit-args-json")).toBeTruthy();
+  });
+
+  it("a key pressed as soon as the buttons show is not lost (the listener comes with the commit)", async () => {
+    // as in the browser: the card arrives with a network update, outside act(), and a person (or a
+    // test) presses the key the moment the DOM shows it, before React's passive effects have run
+    const env = globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean };
+    const actEnvironment = env.IS_REACT_ACT_ENVIRONMENT;
+    env.IS_REACT_ACT_ENVIRONMENT = false;
+    const host = document.body.appendChild(document.createElement("div"));
+    const root = createRoot(host);
+    const approvals = verbs();
+    try {
+      const pressed = new Promise<void>((resolve) => {
+        const observer = new MutationObserver(() => {
+          if (!host.querySelector('[data-testid="decision-approve"]')) return;
+          observer.disconnect();
+          fireEvent.keyDown(document.body, { key: "a" });
+          resolve();
+        });
+        observer.observe(host, { childList: true, subtree: true });
+      });
+      root.render(<InterruptCard item={perCall("int-now")} approvals={approvals as unknown as Approvals} busy={false} />);
+      await pressed;
+      expect(approvals.approve).toHaveBeenCalledWith({ interruptId: "int-now" });
+    } finally {
+      root.unmount();
+      host.remove();
+      env.IS_REACT_ACT_ENVIRONMENT = actEnvironment;
+    }
   });
 });
 
