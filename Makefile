@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 REPLICAS_STAMP := .venv-replicas/.installed
 N ?= 2
 PORT ?= 2024
+# pytest workers of `make test` (pytest-xdist, a module per worker at a time; each worker starts its own
+# servers; TEST_WORKERS=0 runs everything in one process)
+TEST_WORKERS ?= 3
 # `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).
 # The server reads HITL_DEV_MODE from its environment only, so the .env copied from .env.example
 # (HITL_DEV_MODE=false) does not turn it off here, nor would a .env turn it on anywhere else.
@@ -71,7 +74,7 @@ serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## S
 
 test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest), then pytest (graphs, server, replicas, Chromium)
 	cd $(WEB) && npm test
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
 
 lint: $(STAMP) ## ruff (lint + format check) and mypy
 	$(BIN)/ruff check .
