@@ -23,7 +23,7 @@ from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.receipts import sign as sign_receipts
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
-from server.users import TokenRefused, User, directory, identify
+from server.users import ROLES, TokenRefused, User, directory, identify
 
 if TYPE_CHECKING:
     from hitl.contracts import ApprovalReceipt
@@ -85,9 +85,34 @@ async def on_thread_create(
         run_admission.check_metadata(value.get("metadata"), "metadata")
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
-    metadata = value.setdefault("metadata", {})
-    metadata["owner"] = ctx.user.identity
+    _owned_by(value.setdefault("metadata", {}), caller(ctx))
     return {"owner": ctx.user.identity}
+
+
+OWNER_ROLE_KEY = "hitl_owner_role"
+"""Thread metadata the server writes beside `owner`: the owner's role when the thread got that owner.
+
+A run works for the thread's owner (`_act_for`). An owner the directory lists acts with the role
+it has now; one it does not (a person signed in with OIDC) with the role recorded here, which only
+the server writes (clients may not set `hitl*` metadata).
+"""
+
+
+def _owned_by(metadata: dict[str, Any], user: User) -> None:
+    """Make `user` the owner in `metadata`, with their role."""
+    metadata["owner"] = user.identity
+    metadata[OWNER_ROLE_KEY] = user.role
+
+
+def _owner(thread: dict[str, Any]) -> User:
+    """The thread's owner as its runs act for them (see `OWNER_ROLE_KEY`); unknown: a requester."""
+    metadata = thread.get("metadata") or {}
+    owner = metadata.get("owner")
+    known = directory().named(str(owner))
+    if known is not None:
+        return known
+    role = metadata.get(OWNER_ROLE_KEY)
+    return User(identity=str(owner), role=role) if owner and role in ROLES else _customer(owner)
 
 
 def visible_threads(ctx: Auth.types.AuthContext) -> Auth.types.FilterType | None:
@@ -135,6 +160,9 @@ async def on_thread_update(
         raise refuse(refusal.status, refusal.message) from None
     _mark(value.get("thread_id"))
     if user.role == "supervisor":
+        if "owner" in metadata:  # a new owner: runs act for them, with their role (a requester if unknown)
+            new_owner = directory().named(str(metadata["owner"])) or _customer(metadata["owner"])
+            _owned_by(value["metadata"], new_owner)
         return None
     if value.get("action") is None and not metadata:  # a state write: allowances, receipts live there
         raise refuse(403, "Only a supervisor may write a thread's state directly; send a message instead.")
@@ -226,7 +254,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     elif owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
     await _claim_start(str(thread_id), value)
-    _act_for(value, user if owner == user.identity else directory().named(str(owner)) or _customer(owner))
+    _act_for(value, user if owner == user.identity else _owner(thread))
     _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
     _approved_so_far(value, receipts)
     _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
@@ -291,7 +319,7 @@ async def _first_run(
 ) -> None:
     """A run that creates its thread (or a stateless one): its caller owns the thread."""
     thread_id = value.get("thread_id")
-    value.setdefault("metadata", {})["owner"] = user.identity
+    _owned_by(value.setdefault("metadata", {}), user)
     _act_for(value, user)
     _asked_by(value, {user.identity})
     _approved_so_far(value, [])

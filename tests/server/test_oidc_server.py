@@ -17,7 +17,7 @@ from hitl.scripted import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop
 from tests.oidc_issuer import Issuer
-from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
+from tests.server.helpers import APPROVE, decisions, only_pending, pending_list, refused, start
 
 pytestmark = pytest.mark.server
 
@@ -120,3 +120,74 @@ async def test_static_tokens_still_work_beside_oidc(oidc_server):
     """HITL_USERS first: a dev token (over loopback, in dev mode) still reads the inbox."""
     async with get_client(url=oidc_server.url, headers={"Authorization": "Bearer dev-reviewer1"}) as reviewer:
         assert "items" in await reviewer.http.get("/inbox")
+
+
+async def test_a_staff_oidc_users_approved_refund_runs_for_them(as_token, issuer, oidc_server):
+    """act for the owner: rita (a reviewer by JWT, in no directory) refunds alice's order; boss approves.
+
+    The approved run works for rita as the reviewer she was when she asked (her role is kept with
+    the thread): the refund is made, once. A customer's JWT asking the same gets no such reach.
+    """
+    order_id = add_order(oidc_server.services, 300, owner="alice")
+    rita = as_token(issuer.token("rita", ["support"]))
+    thread_id, thread = await start(rita, phrases.refund_in_full(order_id))
+    assert only_pending(thread)["value"]["action_requests"][0]["args"]["order_id"] == order_id
+    assert thread["metadata"]["hitl_owner_role"] == "reviewer"
+
+    boss = as_token(issuer.token("boss", ["finance-approvers"]))
+    await boss.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in oidc_server.services.payments.refunds_for(order_id)] == [300.0]
+
+    mallory = as_token(issuer.token("mallory", ["customers"]))
+    other = add_order(oidc_server.services, 300, owner="alice")
+    _, asked = await start(mallory, phrases.refund_in_full(other))
+    assert asked["metadata"]["hitl_owner_role"] == "requester"
+    assert not pending_list(asked)  # not her order: nothing to approve
+    assert oidc_server.services.payments.refunds_for(other) == []
+
+
+@pytest.mark.parametrize("who", ["customers", "support", "finance-approvers", None])
+async def test_nobody_writes_the_owner_role(as_token, issuer, oidc_server, who):
+    """attack: `hitl_owner_role` in metadata is refused to every role (403) and to no token (401).
+
+    Thread, update, run and config metadata alike; the requester's reach stays her own: another
+    customer's order is never refunded.
+    """
+    victim_order = add_order(oidc_server.services, 300, owner="alice")
+    forged = {"hitl_owner_role": "supervisor"}
+    mallory = as_token(issuer.token("mallory", ["customers"]))
+    thread = await mallory.threads.create()
+    message = {"messages": [{"role": "user", "content": phrases.refund_in_full(victim_order)}]}
+    headers = {"Authorization": f"Bearer {issuer.token('eve', [who])}"} if who else {}
+    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=60, headers=headers) as http:
+        tid = thread["thread_id"]
+        attempts = [
+            http.post("/threads", json={"metadata": forged}),
+            http.patch(f"/threads/{tid}", json={"metadata": forged}),
+            http.post(
+                f"/threads/{tid}/runs/wait",
+                json={"assistant_id": "support", "input": message, "metadata": forged},
+            ),
+            http.post(
+                f"/threads/{tid}/runs/wait",
+                json={"assistant_id": "support", "input": message, "config": {"metadata": forged}},
+            ),
+            http.post("/runs/wait", json={"assistant_id": "support", "input": message, "metadata": forged}),
+        ]
+        for attempt in attempts:
+            response = await attempt
+            assert response.status_code == (403 if who else 401), response.text
+    assert (await mallory.threads.get(tid))["metadata"]["hitl_owner_role"] == "requester"
+    _, asked = await start(mallory, phrases.refund_in_full(victim_order))
+    assert not pending_list(asked)
+    assert oidc_server.services.payments.refunds_for(victim_order) == []
+
+
+async def test_a_thread_a_supervisor_hands_on_runs_with_its_new_owners_role(as_token, issuer):
+    """owner change: to reviewer1 (in the directory) it takes their role; to alice (unknown) a requester's."""
+    rita = as_token(issuer.token("rita", ["support"]))
+    boss = as_token(issuer.token("boss", ["finance-approvers"]))
+    thread_id = (await rita.threads.create())["thread_id"]
+    for owner, role in (("reviewer1", "reviewer"), ("alice", "requester")):
+        metadata = (await boss.threads.update(thread_id, metadata={"owner": owner}))["metadata"]
+        assert (metadata["owner"], metadata["hitl_owner_role"]) == (owner, role)
