@@ -1,7 +1,10 @@
 """Memory and disk per pending approval: how much a waiting thread costs the dev server.
 
 Resident memory of the server's process tree and bytes under its `.langgraph_api/` and data
-folders, before and after a batch of pending approvals of one agent; ours first, then stock.
+folders, before and after each batch of pending approvals of one agent. The agents take turns in
+`ROUNDS` rounds (ours, stock, then stock, ours, ...): a step in the process's memory (the runtime
+pickles its whole store every 10 s, and the allocator keeps the high-water mark) then falls on
+either agent alike, instead of on whichever went first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ if TYPE_CHECKING:
     from bench.sizes import BenchSizes
     from services.registry import Services
     from tests.devserver import DevServer
+
+ROUNDS = 4
+"""Batches per agent: `footprint_pending` is split into this many, taken in turns."""
 
 FLUSH_WAIT_SECONDS = 11.0
 """The in-memory runtime writes `.langgraph_api/` every 10 s: wait one flush before reading disk."""
@@ -46,23 +52,27 @@ async def measure(
 ) -> Section:
     """Per-approval growth of memory and disk for `sizes.footprint_pending` approvals of each agent."""
     count = sizes.footprint_pending
+    batches = [count // ROUNDS + (1 if i < count % ROUNDS else 0) for i in range(ROUNDS)]
     await asyncio.sleep(FLUSH_WAIT_SECONDS)
-    snapshots: dict[str, dict[str, int]] = {"start": snapshot(server)}
-    rates: dict[str, float] = {}
-    for agent in (OURS, STOCK):
-        rates[agent] = await add_pending(
-            client, services, agent, count, window=sizes.fill_window, progress=progress
-        )
-        await asyncio.sleep(FLUSH_WAIT_SECONDS)
-        snapshots[agent] = snapshot(server)
-    growth = {
-        OURS: _per_approval(snapshots["start"], snapshots[OURS], count),
-        STOCK: _per_approval(snapshots[OURS], snapshots[STOCK], count),
-    }
+    growth_sums: dict[str, dict[str, float]] = {OURS: {}, STOCK: {}}
+    seconds: dict[str, float] = {OURS: 0.0, STOCK: 0.0}
+    snapshots: list[dict[str, Any]] = [{"after": "start", **snapshot(server)}]
+    for turn, batch in enumerate(b for b in batches if b):
+        for agent in (OURS, STOCK) if turn % 2 == 0 else (STOCK, OURS):
+            window = sizes.fill_window
+            rate = await add_pending(client, services, agent, batch, window=window, progress=progress)
+            seconds[agent] += batch / rate
+            await asyncio.sleep(FLUSH_WAIT_SECONDS)
+            before, after = snapshots[-1], snapshot(server)
+            snapshots.append({"after": f"{agent} batch {turn + 1}", **after})
+            for key, value in after.items():
+                growth_sums[agent][key] = growth_sums[agent].get(key, 0.0) + value - before[key]
+    growth = {agent: _per_approval(sums, count) for agent, sums in growth_sums.items()}
+    rates = {agent: count / spent for agent, spent in seconds.items()}
     return Section(
         name="footprint",
         title="4. Memory and disk per pending approval",
-        reference="the stock agent's pending approvals, made the same way in the same server after ours.",
+        reference="the stock agent's pending approvals, made the same way in the same server, taking turns.",
         rows=[
             Row(
                 "footprint",
@@ -84,6 +94,7 @@ async def measure(
         ],
         details={
             "pending_per_agent": count,
+            "batches_per_agent": batches,
             "snapshots_bytes": snapshots,
             "growth_bytes_per_approval": growth,
             "pending_per_second": rates,
@@ -91,8 +102,10 @@ async def measure(
         notes=[
             (
                 f"{count} pending approvals per agent ('Refund {PENDING_AMOUNT:g} on order B…', each its "
-                "own order and thread), after the throughput rounds; memory and disk read after a "
-                f"{FLUSH_WAIT_SECONDS:.0f} s wait for the runtime's flush."
+                f"own order and thread), after the throughput rounds, in {ROUNDS} batches per agent taken "
+                "in turns (ours, stock, stock, ours, ...); memory and disk read after each batch, after a "
+                f"{FLUSH_WAIT_SECONDS:.0f} s wait for the runtime's flush; an agent's growth is the sum "
+                "over its batches."
             ),
             "RSS is VmRSS of the server process and its children (`/proc/<pid>/status`).",
             "Disk per folder (bytes per approval): "
@@ -104,8 +117,8 @@ async def measure(
     )
 
 
-def _per_approval(before: dict[str, int], after: dict[str, int], count: int) -> dict[str, float]:
-    per = {key: (after[key] - before[key]) / count for key in before}
+def _per_approval(growth: dict[str, float], count: int) -> dict[str, float]:
+    per = {key: value / count for key, value in growth.items()}
     per["disk"] = sum(v for k, v in per.items() if k != "rss")
     return per
 
