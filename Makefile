@@ -84,7 +84,7 @@ lint: $(STAMP) ## ruff (lint + format check) and mypy
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 	$(BIN)/python -m hitl.contracts
 
-bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~15 min; BENCH_*= to resize)
+bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~23 min; BENCH_*= to resize)
 	$(BIN)/python -m bench
 
 clean: ## Remove the virtualenv, data, server state and the web build
