@@ -11,11 +11,15 @@ import { authHeaders } from "../api/http";
 import type { ApprovalAnswer, ApprovalReceipt, AuditRecord, BatchedResponse, Decision } from "../contracts/generated";
 import { classifyInterrupt, isRecord, type ClassifiedInterrupt, type JsonObject } from "../interrupts/guards";
 import { acceptedRecords, isAnswered, mergeReceipts, receiptsFromValues } from "../interrupts/receipts";
+import { useLasting } from "./useLasting";
 import { IDLE, toPendingApproval, type CardStatus, type PendingApproval } from "./pendingView";
 import { useAuditTrail } from "./useAuditTrail";
 import { useInterruptSchemas } from "./useInterruptSchemas";
 
 export type { ActionView, CardStatus, PendingApproval } from "./pendingView";
+
+/** How long `isLoading` must hold before cards count the thread as running (see `useLasting`). */
+export const RUN_SHOWS_AFTER_MS = 300;
 
 /** A decision this tab sent and the server accepted, shown until its receipt arrives. */
 export interface SentDecision {
@@ -43,6 +47,8 @@ export interface Approvals {
   threadId: string | null;
   messages: ReturnType<typeof useStream>["messages"];
   isLoading: boolean;
+  /** A run is going on this thread: `isLoading` once it has held for `RUN_SHOWS_AFTER_MS` (`useLasting`). */
+  runGoing: boolean;
   isThreadLoading: boolean;
   /** A stream failure not already shown on a card. */
   streamError: string | null;
@@ -151,6 +157,7 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
   }, []);
 
   const refreshAudit = audit.refresh;
+  const runGoing = useLasting(stream.isLoading, RUN_SHOWS_AFTER_MS);
   const wasLoading = useRef(stream.isLoading);
   useEffect(() => {
     if (wasLoading.current && !stream.isLoading) refreshAudit();
@@ -272,6 +279,7 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
     threadId: activeThreadId,
     messages: stream.messages,
     isLoading: stream.isLoading,
+    runGoing,
     isThreadLoading: stream.isThreadLoading,
     streamError,
     pending,

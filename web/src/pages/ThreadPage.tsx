@@ -54,7 +54,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
         ) : (
           "New conversation"
         )}
-        {approvals.isLoading && (
+        {approvals.runGoing && (
           <span className="muted" data-testid="run-active">
             {" "}
             · running…
@@ -79,7 +79,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
         <section className="pending-list" data-testid="pending-list">
           <h3>Waiting for a decision ({pending.length})</h3>
           {pending.map((item) => (
-            <InterruptCard key={item.id} item={item} approvals={approvals} busy={approvals.isLoading} />
+            <InterruptCard key={item.id} item={item} approvals={approvals} busy={approvals.runGoing} />
           ))}
         </section>
       )}
