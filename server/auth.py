@@ -105,14 +105,12 @@ def _owned_by(metadata: dict[str, Any], user: User) -> None:
 
 
 def _owner(thread: dict[str, Any]) -> User:
-    """The thread's owner as its runs act for them (see `OWNER_ROLE_KEY`); unknown: a requester."""
+    """The thread's owner as its runs act for them (see `OWNER_ROLE_KEY`)."""
     metadata = thread.get("metadata") or {}
-    owner = metadata.get("owner")
-    known = directory().named(str(owner))
-    if known is not None:
-        return known
-    role = metadata.get(OWNER_ROLE_KEY)
-    return User(identity=str(owner), role=role) if owner and role in ROLES else _customer(owner)
+    owner, role = metadata.get("owner"), metadata.get(OWNER_ROLE_KEY)
+    if owner and role in ROLES and directory().named(str(owner)) is None:
+        return User(identity=str(owner), role=role)
+    return _person(owner)
 
 
 def visible_threads(ctx: Auth.types.AuthContext) -> Auth.types.FilterType | None:
@@ -161,8 +159,7 @@ async def on_thread_update(
     _mark(value.get("thread_id"))
     if user.role == "supervisor":
         if "owner" in metadata:  # a new owner: runs act for them, with their role (a requester if unknown)
-            new_owner = directory().named(str(metadata["owner"])) or _customer(metadata["owner"])
-            _owned_by(value["metadata"], new_owner)
+            _owned_by(value["metadata"], _person(metadata["owner"]))
         return None
     if value.get("action") is None and not metadata:  # a state write: allowances, receipts live there
         raise refuse(403, "Only a supervisor may write a thread's state directly; send a message instead.")
@@ -291,9 +288,9 @@ def _asked_by(value: Auth.types.RunsCreate, askers: set[str]) -> None:
     _tell_run(value, REQUESTED_BY_KEY, sorted(askers))
 
 
-def _customer(identity: object) -> User:
-    """An owner the directory no longer lists: treated as a requester (the least it could be)."""
-    return User(identity=str(identity or ""), role="requester")
+def _person(identity: object) -> User:
+    """`identity` as the directory lists them now; anyone else is a requester (the least they could be)."""
+    return directory().named(str(identity)) or User(identity=str(identity or ""), role="requester")
 
 
 def _tell_run(value: Auth.types.RunsCreate, key: str, told: object) -> None:
