@@ -191,3 +191,8 @@ async def test_a_thread_a_supervisor_hands_on_runs_with_its_new_owners_role(as_t
     for owner, role in (("reviewer1", "reviewer"), ("alice", "requester")):
         metadata = (await boss.threads.update(thread_id, metadata={"owner": owner}))["metadata"]
         assert (metadata["owner"], metadata["hitl_owner_role"]) == (owner, role)
+    copy = await boss.threads.copy(thread_id)  # only a supervisor copies; the copy keeps owner and role
+    assert (copy["metadata"]["owner"], copy["metadata"]["hitl_owner_role"]) == ("alice", "requester")
+    for mine in (rita, as_token(issuer.token("mallory", ["customers"]))):
+        with refused(403, "Only a supervisor may copy"):
+            await mine.threads.copy(thread_id)
