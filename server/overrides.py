@@ -70,7 +70,6 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
             f"{user.identity} is a {user.role}. Tightening is open to anyone who may run the thread."
         )
         await audit.write(
-            get_client(),
             [
                 audit.policy_change(
                     thread_id, graph_id, user, override=override, changes=found, refusal=message
@@ -78,9 +77,7 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
             ],
         )
         raise _refuse(403, message)
-    await audit.write(
-        get_client(), [audit.policy_change(thread_id, graph_id, user, override=override, changes=found)]
-    )
+    await audit.write([audit.policy_change(thread_id, graph_id, user, override=override, changes=found)])
 
 
 def _no_protected_writes(kwargs: Mapping[str, Any]) -> None:
