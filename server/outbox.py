@@ -135,22 +135,23 @@ def send(notice: Notice, settings: Settings, *, engine: Engine | None = None) ->
     return delivery.in_background(notice.describe(), once, settled)
 
 
-async def deliver_due(settings: Settings, *, limit: int = 50, engine: Engine | None = None) -> int:
-    """Send again every notice not delivered whose hold passed (a failed round, a dead sender); how many."""
+async def deliver_due(
+    settings: Settings, *, limit: int = 50, engine: Engine | None = None
+) -> list[asyncio.Task[bool]]:
+    """Send again every notice not delivered whose hold passed (a failed round, a dead sender)."""
     found = await asyncio.to_thread(_due, limit, engine)
     for notice in found:
         logger.info("outbox: delivering %s again", notice.describe())
-        send(notice, settings, engine=engine)
-    return len(found)
+    return [send(notice, settings, engine=engine) for notice in found]
 
 
 def _database(engine: Engine | None) -> Engine:
     return shared_db.ready(engine) if engine is not None else shared_db.engine()
 
 
-def _due(limit: int, engine: Engine | None) -> list[Notice]:
+def _due(limit: int, engine: Engine | None, now: float | None = None) -> list[Notice]:
     """Undelivered notices whose hold passed, each held again for the delivery about to start."""
-    now = time.time()
+    now = time.time() if now is None else now
     row = notice_outbox.c
     with _database(engine).begin() as conn:
         rows = list(

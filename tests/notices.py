@@ -18,6 +18,7 @@ class Receiver:
         self.notices: list[dict] = []
         self.repeats = 0
         """Deliveries of a notice already received (at least once: the server may send one again)."""
+        self.seen: set[str] = set()
         self.attempts = 0
         self.failures = failures
         receiver = self
@@ -29,10 +30,11 @@ class Receiver:
                 notice_id = self.headers.get("X-Hitl-Notice-Id")
                 if receiver.attempts <= receiver.failures:
                     self.send_response(500)
-                elif notice_id and any(n.get("notice_id") == notice_id for n in receiver.notices):
+                elif notice_id and notice_id in receiver.seen:
                     receiver.repeats += 1
                     self.send_response(204)
                 else:
+                    receiver.seen.add(notice_id or "")
                     receiver.notices.append(body)
                     self.send_response(204)
                 self.end_headers()
