@@ -5,7 +5,7 @@ the thread ends in `error` and the decision's outcome is nowhere. Here the failu
 the tool's error result for the model, a sealed `failed` receipt in the thread's state, and
 an audit record in the Store. Interrupts raised inside tools (forms), and the refusal of a bad
 answer to one (a pydantic `ValidationError`, which keeps it answerable), pass through untouched;
-so does a lost connection to a database or service, which is no outcome of the tool: the run
+so does a lost connection to the business database, which is no outcome of the tool: the run
 fails and is run again from its checkpoint (the tool is idempotent by its tool call id).
 """
 
@@ -74,13 +74,12 @@ PASSED_THROUGH = (GraphBubbleUp, ValidationError)
 
 
 def lost_connection(error: BaseException) -> bool:
-    """Whether `error` is a lost connection (a database restarting, a service gone), not the tool's outcome.
+    """Whether `error` is the business database's connection lost (it restarts), not the tool's outcome.
 
-    A refused or reset connection, or a database error that invalidated its connection or that a
-    network driver reports as operational (PostgreSQL down); SQLite's own errors are outcomes.
+    A database error that invalidated its connection, or that a network driver reports as
+    operational (PostgreSQL down). SQLite's own errors, and an outside service that cannot be
+    reached (a `ConnectionError` from a payment provider), are the tool's outcome.
     """
-    if isinstance(error, ConnectionError):
-        return True
     if not isinstance(error, DBAPIError):
         return False
     driver_error = type(error.orig)
