@@ -8,6 +8,7 @@ decision, and attaches the receipts to the command so they land in the thread's 
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
@@ -371,7 +372,8 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     catalog = await overrides.catalog_of(graph_id) if graph_id else None
     try:
         _no_rewrites(user, command)
-        accepted = check_resume(
+        accepted = await asyncio.to_thread(  # an edit's args check may read the business records
+            check_resume,
             command["resume"],
             pending,
             user=user,
