@@ -24,6 +24,7 @@ from server import broadcast, engine_compat
 from server.auth import authenticate, token_of
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
+from server.client_errors import ClientErrors
 from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
@@ -152,5 +153,5 @@ engine_compat.apply()
 app = Starlette(
     routes=[*ROUTES, *CHANNEL_ROUTES],
     lifespan=lifespan,
-    middleware=[Middleware(TokenRequired), Middleware(StateWriteCheck)],
+    middleware=[Middleware(TokenRequired), Middleware(ClientErrors), Middleware(StateWriteCheck)],
 )

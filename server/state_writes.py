@@ -86,7 +86,7 @@ def _writes(body: bytes, *, creating: bool) -> list[dict[str, Any]]:
     """The state values a request writes: one update, or every update of a new thread's supersteps."""
     try:
         payload = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ResumeRefused(422, "The request body must be JSON.") from None
     if not isinstance(payload, dict):
         return []

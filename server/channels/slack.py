@@ -70,7 +70,7 @@ class Press:
                 response_url=str(payload.get("response_url") or ""),
                 message=payload.get("message") if isinstance(payload.get("message"), dict) else None,
             )
-        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError):
+        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError, RecursionError):
             return None
         return press if press.decision in {APPROVE, REJECT} else None
 
