@@ -90,7 +90,7 @@ VALID = {
     "assistant.patch": {"context": {}},
     "assistant.latest": {"version": 1},
 }
-"""A plausible body per route, for the wrong values to go in (runs: a resume; MCP: a run writing gate state)."""
+"""A plausible body per route for the wrong values (runs: a resume; MCP: a run writing gate state)."""
 WRONG = {
     "object": [1, "x", [], True, 1e308],
     "list": [1, "x", {}, True],
