@@ -14,11 +14,12 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from langgraph_sdk import get_client
+from langgraph_sdk import Auth, get_client
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
 from server import audit
+from server.auth import token_of
 from server.resume_gate import ResumeRefused
 from server.run_admission import check_state_write
 from server.users import TokenRefused, identify
@@ -113,10 +114,10 @@ def _values(values: object) -> dict[str, Any]:
 
 async def _user(scope: Scope) -> User | None:
     """The caller, from a `HITL_USERS` token or an OIDC JWT (`server.users.identify`); None if neither."""
-    token = (Headers(scope=scope).get("authorization") or "").partition(" ")[2].strip()
     try:
-        return await identify(token)
-    except TokenRefused:
+        token = token_of(Headers(scope=scope).get("authorization"), dict(scope.get("headers") or []))
+        return await identify(token or "")
+    except (TokenRefused, Auth.exceptions.HTTPException):  # the auth layers answer it (401)
         return None
 
 
