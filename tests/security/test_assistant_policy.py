@@ -66,7 +66,7 @@ async def test_creating_a_loosened_assistant_is_audited_with_who_and_what(http_a
 async def test_a_non_supervisor_run_on_a_loosened_assistant_still_pauses(
     client_as, http_as, server_order, ledger, loosened, user
 ):
-    """requester/reviewer run on it: the 300 refund pauses, no refund row; the loosening audited as not applied."""
+    """requester/reviewer run on it: the 300 refund pauses, no refund; the loosening audited as not applied."""
     order_id = server_order(300)
     thread_id, thread = await run_on(client_as(user), loosened, phrases.refund_amount(300, order_id))
     assert thread["status"] == "interrupted"
@@ -84,7 +84,7 @@ async def test_a_non_supervisor_run_on_a_loosened_assistant_still_pauses(
 async def test_a_supervisor_run_on_a_loosened_assistant_is_loosened_and_audited(
     client_as, http_as, server_order, ledger, loosened
 ):
-    """supervisor1's own run takes the loosening (a supervisor may): refunded once, audited as loosen_policy."""
+    """supervisor1's own run takes the loosening (a supervisor may): refunded once, audited."""
     order_id = server_order(300)
     thread_id, thread = await run_on(client_as("supervisor1"), loosened, phrases.refund_amount(300, order_id))
     assert thread["status"] == "idle"
