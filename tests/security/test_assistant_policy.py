@@ -66,7 +66,7 @@ async def test_creating_a_loosened_assistant_is_audited_with_who_and_what(http_a
 async def test_a_non_supervisor_run_on_a_loosened_assistant_still_pauses(
     client_as, http_as, server_order, ledger, loosened, user
 ):
-    """requester/reviewer run on it: the 300 refund pauses, no refund; the loosening audited as not applied."""
+    """requester/reviewer run on it: the 300 refund pauses, no refund; its loosening audited as refused."""
     order_id = server_order(300)
     thread_id, thread = await run_on(client_as(user), loosened, phrases.refund_amount(300, order_id))
     assert thread["status"] == "interrupted"
