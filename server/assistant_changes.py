@@ -29,6 +29,7 @@ from hitl.overrides import OverrideError, changes, parse
 from server import audit
 from server.access import as_server, is_not_found
 from server.auth import token_of
+from server.client_errors import HeldAnswer, read_body, replaying
 from server.overrides import catalog_of
 from server.resume_gate import ResumeRefused
 from server.run_admission import CONFIG_KEYS, check_metadata
@@ -36,7 +37,7 @@ from server.users import TokenRefused, identify
 
 if TYPE_CHECKING:
     from starlette.requests import Request
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
     from server.users import User
 
@@ -66,7 +67,7 @@ class AssistantChangeCheck:
         if change is None or user is None or user.role != "supervisor":  # 401 / 403 come from the auth layers
             await self.app(scope, receive, send)
             return
-        chunks, body = await _read(receive)
+        chunks, body = await read_body(receive)
         kind, assistant_id = change
         try:
             graph_id, settings = await _settings(kind, assistant_id, _json(body))
@@ -75,8 +76,8 @@ class AssistantChangeCheck:
             await _audit(user, kind, assistant_id or REFUSED_CREATES, "", {}, [], refusal.message)
             await JSONResponse({"detail": refusal.message}, status_code=refusal.status)(scope, receive, send)
             return
-        answer = _Answer(send)
-        await self.app(scope, _replaying(chunks, receive), answer)
+        answer = HeldAnswer(send)
+        await self.app(scope, replaying(chunks, receive), answer)
         if 200 <= answer.status < 300:  # noqa: PLR2004  (the success range)
             made = answer.json()
             done = str(made.get("assistant_id") or assistant_id)
@@ -224,64 +225,12 @@ async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, 
     await audit.write(get_client(), [record])
 
 
-class _Answer:
-    """A `send` that keeps the response's status and (small) body, and holds back its last part."""
-
-    def __init__(self, send: Send) -> None:
-        self.send = send
-        self.status = 0
-        self.body = b""
-        self.last: Message | None = None
-
-    async def __call__(self, message: Message) -> None:
-        if message["type"] == "http.response.start":
-            self.status = int(message["status"])
-        elif message["type"] == "http.response.body":
-            if len(self.body) < 1_000_000:  # noqa: PLR2004  (an assistant is far smaller)
-                self.body += message.get("body", b"")
-            if not message.get("more_body"):
-                self.last = message
-                return
-        await self.send(message)
-
-    async def finish(self) -> None:
-        """Send the part held back."""
-        if self.last is not None:
-            await self.send(self.last)
-
-    def json(self) -> dict[str, Any]:
-        try:
-            said = orjson.loads(self.body)
-        except orjson.JSONDecodeError:
-            return {}
-        return said if isinstance(said, dict) else {}
-
-
 def _json(body: bytes) -> dict[str, Any]:
     try:
         said = orjson.loads(body or b"{}")
     except orjson.JSONDecodeError:
         return {}
     return said if isinstance(said, dict) else {}
-
-
-async def _read(receive: Receive) -> tuple[list[Message], bytes]:
-    chunks: list[Message] = []
-    more = True
-    while more:
-        message = await receive()
-        chunks.append(message)
-        more = message["type"] == "http.request" and bool(message.get("more_body"))
-    return chunks, b"".join(m.get("body", b"") for m in chunks if m["type"] == "http.request")
-
-
-def _replaying(chunks: list[Message], receive: Receive) -> Receive:
-    replay = iter(chunks)
-
-    async def replayed() -> Message:
-        return next(replay, None) or await receive()
-
-    return replayed
 
 
 async def assistant_trail(request: Request) -> JSONResponse:

@@ -43,11 +43,11 @@ class ClientErrors:
             await self.app(scope, receive, send)
             return
         if scope.get("method") in BODY_METHODS:
-            chunks, body = await _read(receive)
+            chunks, body = await read_body(receive)
             if (problem := json_problem(body, str(scope.get("path") or ""))) is not None:
                 await JSONResponse({"detail": problem}, status_code=422)(scope, receive, send)
                 return
-            receive = _replaying(chunks, receive)
+            receive = replaying(chunks, receive)
         started = False
 
         async def watched(message: Message) -> None:
@@ -153,7 +153,7 @@ def nesting(document: Any) -> int:  # noqa: ANN401  (any JSON value)
     return deepest
 
 
-async def _read(receive: Receive) -> tuple[list[Message], bytes]:
+async def read_body(receive: Receive) -> tuple[list[Message], bytes]:
     """Every message of the request body (already bounded by `TokenRequired`), and the body."""
     chunks: list[Message] = []
     more = True
@@ -164,7 +164,7 @@ async def _read(receive: Receive) -> tuple[list[Message], bytes]:
     return chunks, b"".join(m.get("body", b"") for m in chunks if m["type"] == "http.request")
 
 
-def _replaying(chunks: list[Message], receive: Receive) -> Receive:
+def replaying(chunks: list[Message], receive: Receive) -> Receive:
     """A `receive` that gives `chunks` again, then what `receive` gives (a disconnect)."""
     replay = iter(chunks)
 
@@ -172,6 +172,46 @@ def _replaying(chunks: list[Message], receive: Receive) -> Receive:
         return next(replay, None) or await receive()
 
     return replayed
+
+
+class HeldAnswer:
+    """A `send` that keeps the response's status and (small) body, and holds back its last part.
+
+    A middleware that records what a route did (`server.assistant_changes`, `server.state_writes`)
+    writes the record before `finish`, so the caller hears of the change once it is on the record.
+    """
+
+    def __init__(self, send: Send) -> None:
+        """Pass the response on to `send`, all but its last part."""
+        self.send = send
+        self.status = 0
+        self.body = b""
+        self.last: Message | None = None
+
+    async def __call__(self, message: Message) -> None:
+        """Keep the status and body; hold the last part back."""
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        elif message["type"] == "http.response.body":
+            if len(self.body) < 1_000_000:  # noqa: PLR2004  (an assistant is far smaller)
+                self.body += message.get("body", b"")
+            if not message.get("more_body"):
+                self.last = message
+                return
+        await self.send(message)
+
+    async def finish(self) -> None:
+        """Send the part held back."""
+        if self.last is not None:
+            await self.send(self.last)
+
+    def json(self) -> dict[str, Any]:
+        """The body as a JSON object ({} for anything else)."""
+        try:
+            said = orjson.loads(self.body)
+        except orjson.JSONDecodeError:
+            return {}
+        return said if isinstance(said, dict) else {}
 
 
 def _detail(response: httpx.Response) -> str:
