@@ -2,7 +2,8 @@
 
 `Supervisor1`, `supervisor1 ` and full-width `supervisor` + U+FF11 are one person; `supervisor1`
 with a Cyrillic dze (U+0455) mixes scripts and is refused; an OIDC name that reads like a
-`HITL_USERS` name is refused at sign-in, so a static supervisor1 and an OIDC "Supervisor1" never count as two approvers.
+`HITL_USERS` name is refused at sign-in: a static supervisor1 and an OIDC "Supervisor1" are
+never two approvers.
 """
 
 from __future__ import annotations
