@@ -247,9 +247,9 @@ def _report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # n
             )
         ]
         more = f"; {'; '.join(counts)}" if counts else ""
-        out.print(
-            f"thread {thread} waits again: {len(waiting)} approval(s) pending{more} (hitl show {thread})"
-        )
+        asked = sum(len((i.get("value") or {}).get("action_requests") or [None]) for i in waiting)
+        pending = f"{asked} approval{'' if asked == 1 else 's'} pending"
+        out.print(f"thread {thread} waits again: {pending}{more} (hitl show {thread})")
     elif messages:
         out.print(f"thread {thread}: {messages[-1].get('content')}")
     else:

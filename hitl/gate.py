@@ -451,6 +451,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         value = super()._tool_approval_request(request, config)
         args = request.tool_call["args"]
         gate = policy[request.tool_call["name"]]
+        value["description"] = _with_progress(value["description"], request.tool_call, gate)
         return ToolApprovalRequest(
             **value,
             agent=self.agent,
@@ -476,7 +477,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         return ActionRequest(
             name=call["name"],
             args=call["args"],
-            description=self._description(call, gate),
+            description=_with_progress(self._description(call, gate), call, gate),
             tool_call_id=call["id"] or "",
             agent=self.agent,
         )
@@ -520,6 +521,24 @@ def _quorum_stamp(call: ToolCall, gate: ToolGate) -> dict[str, Any]:
         "approvals_required": needed,
         "approved_by": quorum.approvers(call["id"] or "", call["args"]) or [],
     }
+
+
+def _with_progress(description: str, call: ToolCall, gate: ToolGate) -> str:
+    """The review text, plus a quorum's progress where every client shows it (the description).
+
+    A generic client (Agent Chat UI) shows only the description, so "1 of 2 approvals so far:
+    supervisor1" goes there too, beside the structured `approved_by` of the review config.
+    """
+    needed = gate.approvals_needed(call["args"])
+    if needed <= 1:
+        return description
+    people = quorum.approvers(call["id"] or "", call["args"]) or []
+    if not people:
+        return f"{description}\n\nNeeds {needed} different approvers; none so far."
+    return (
+        f"{description}\n\n{len(people)} of {needed} approvals so far: {', '.join(people)}; "
+        f"{needed - len(people)} more from someone else."
+    )
 
 
 def _quorum_short(call: ToolCall, args: Mapping[str, Any], gate: ToolGate) -> str | None:

@@ -40,9 +40,9 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PUBLIC_PATHS = frozenset({"/ok", "/app", "/app-config", "/.well-known/jwks.json"})
-"""What answers GET without a token: the health check, the web app's entry and its sign-in config,
-and the public keys of signed receipts."""
+PUBLIC_PATHS = frozenset({"/ok", "/info", "/app", "/app-config", "/.well-known/jwks.json"})
+"""What answers GET without a token: the health check, the server's versions (as langgraph-api's /info),
+the web app's entry and its sign-in config, and the public keys of signed receipts."""
 PUBLIC_PREFIXES = ("/app/",)
 """The web app's files."""
 SIGNED_ROUTES = frozenset({("POST", SLACK_ACTIONS)})

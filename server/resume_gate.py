@@ -237,10 +237,13 @@ def _four_eyes(config: object) -> bool:
 def _coerce_edits(item: Accepted) -> None:
     """Turn an edit's text values into the numbers and booleans its tool takes, in place.
 
-    The answer is the resume payload itself, so the coerced values are what the graph gets.
+    The answer is the resume payload itself, so the coerced values are what the graph gets. An edit
+    spelled the LangGraph JS way alone (`editedAction`) gets the `edited_action` the graph reads.
     """
     value = item.pending.value if isinstance(item.pending.value, dict) else {}
     for action, decision in _edit_pairs(item):
+        if "edited_action" not in decision and "editedAction" in decision:
+            decision["edited_action"] = decision["editedAction"]
         tool = answer_contract.tool_of(
             str(action.get("agent") or value.get("agent")), str(action.get("name"))
         )
