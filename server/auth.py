@@ -293,7 +293,12 @@ async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
     are refused. Only the thread's owner and staff are told; others learn nothing of it.
     """
     command = (value.get("kwargs") or {}).get("command")
-    if value.get("thread_id") is None or (isinstance(command, dict) and "resume" in command):
+    steers = (
+        isinstance(command, dict)
+        and "resume" not in command
+        and (command.get("goto") or command.get("update"))
+    )
+    if value.get("thread_id") is None or not (command is None or steers):
         return
     thread_id = str(value["thread_id"])
     thread = await _thread(thread_id)
