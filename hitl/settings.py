@@ -240,9 +240,11 @@ class Settings(BaseSettings):
     @field_validator("data_dir", "workspace_dir")
     @classmethod
     def _from_launch_dir(cls, path: Path) -> Path:
-        """A relative path (`.env.example` has `DATA_DIR=data`) is taken from the directory the process
-        started in, once, here: resolving it later would ask the OS for the working directory from the
-        server's event loop, which `langgraph dev` refuses as a blocking call."""
+        """A relative path (`.env.example` has `DATA_DIR=data`) is taken from the launch directory.
+
+        Once, here: resolving it later would ask the OS for the working directory from the
+        server's event loop, which `langgraph dev` refuses as a blocking call.
+        """
         return path if path.is_absolute() else LAUNCH_DIR / path
 
     @field_validator("hitl_receipt_key_file", "hitl_receipt_jwks_file")

@@ -94,8 +94,8 @@ async def revoke(request: Request) -> JSONResponse:
     """POST /threads/{thread_id}/allowances/revoke: end live allowances of a thread.
 
     The body names one allowance by its id (`allowance_id`) or a tool's (`tool`); an empty one
-    revokes every live one. The owner, reviewers and supervisors may revoke (it only tightens); each revocation
-    is audited. Refused with 409 while the thread waits for an approval or runs.
+    revokes every live one. The owner, reviewers and supervisors may revoke (it only tightens); each
+    revocation is audited. Refused with 409 while the thread waits for an approval or runs.
     """
     user = User(identity=request.user.identity, role=request.user["role"])
     try:

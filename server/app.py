@@ -21,9 +21,12 @@ from starlette.responses import JSONResponse
 
 from hitl.settings import get_settings
 from server import broadcast, engine_compat
+from server.assistant_changes import ROUTES as ASSISTANT_ROUTES
+from server.assistant_changes import AssistantChangeCheck
 from server.auth import authenticate, token_of
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
+from server.client_errors import ClientErrors
 from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
@@ -150,7 +153,12 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
 engine_compat.apply()
 
 app = Starlette(
-    routes=[*ROUTES, *CHANNEL_ROUTES],
+    routes=[*ROUTES, *CHANNEL_ROUTES, *ASSISTANT_ROUTES],
     lifespan=lifespan,
-    middleware=[Middleware(TokenRequired), Middleware(StateWriteCheck)],
+    middleware=[
+        Middleware(TokenRequired),
+        Middleware(ClientErrors),
+        Middleware(StateWriteCheck),
+        Middleware(AssistantChangeCheck),
+    ],
 )

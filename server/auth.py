@@ -8,6 +8,7 @@ decision, and attaches the receipts to the command so they land in the thread's 
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
@@ -50,14 +51,22 @@ async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -
 def token_of(authorization: str | None, headers: dict[bytes, bytes]) -> str | None:
     """The caller's token: `Authorization: Bearer <token>`, or `x-api-key: <token>`.
 
-    LangGraph's SDKs send their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the
-    same users and rules apply. Both headers at once must carry the same token.
+    The one reader of a request's token: the auth handler, `server.app.TokenRequired` and the
+    middleware that check bodies (`server.state_writes`, `server.assistant_changes`) all call
+    it, so no two of them can read a request as two different people. LangGraph's SDKs send
+    their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the same users and rules
+    apply. Both headers at once must carry the same token; an `Authorization` of any scheme
+    but Bearer (`Basic ...`) is refused rather than skipped.
 
     Raises:
-        Auth.exceptions.HTTPException: 401 when the two headers carry different tokens.
+        Auth.exceptions.HTTPException: 401 for another scheme, or two headers with different tokens.
     """
-    scheme, _, bearer = (authorization or "").partition(" ")
-    given = bearer.strip() if scheme.lower() == "bearer" else ""
+    scheme, _, bearer = (authorization or "").strip().partition(" ")
+    if authorization and authorization.strip() and scheme.lower() != "bearer":
+        raise Auth.exceptions.HTTPException(
+            status_code=401, detail="Authorization must be `Bearer <token>` (or send x-api-key: <token>)."
+        )
+    given = bearer.strip()
     api_key = (headers.get(b"x-api-key") or b"").decode("latin-1").strip()
     if given and api_key and given != api_key:
         raise Auth.exceptions.HTTPException(
@@ -413,7 +422,8 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     catalog = await overrides.catalog_of(graph_id) if graph_id else None
     try:
         _no_rewrites(user, command)
-        accepted = check_resume(
+        accepted = await asyncio.to_thread(  # an edit's args check may read the business records
+            check_resume,
             command["resume"],
             pending,
             user=user,
