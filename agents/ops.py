@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import OPS
+from agents.ops_policy import ops_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
 from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.policies.ops import ops_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from services.workspace import Workspace
@@ -61,6 +62,8 @@ def make_graph(
         checkpointer=checkpointer,
         backend=workspace.backend(),
         description_prefix=DESCRIPTION_PREFIX,
+        offline=OPS,
+        run_by=("reviewer", "supervisor"),
     )
 
 

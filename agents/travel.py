@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import TRAVEL
+from agents.travel_policy import travel_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
 from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.policies.travel import travel_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from subagents.booking_agent import booking_agent
@@ -57,6 +58,7 @@ def make_graph(
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
+        offline=TRAVEL,
     )
 
 

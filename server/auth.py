@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth, get_client
 
 from hitl import quorum, receipt_check
-from hitl.agent_access import may_run, who_may_run
 from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import seal_allowance, seal_receipt, trusted_receipts
@@ -232,9 +231,10 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         await _no_pending(user, value)
         raise refuse(refusal.status, refusal.message) from None
     graph_id = await overrides.graph_id_of(str(value.get("assistant_id")))
-    if not may_run(graph_id, user.roles):
+    card = overrides.card_for(graph_id)
+    if card is not None and not card.may_run(user.roles):
         raise refuse(
-            403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {who_may_run(graph_id)}."
+            403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {card.who_may_run}."
         )
     await overrides.admit(user, value)
     thread = await _thread(str(thread_id)) if thread_id is not None else None

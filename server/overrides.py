@@ -8,9 +8,6 @@ and the gate write. Applying the override is the graph's job (`hitl.overrides`).
 
 from __future__ import annotations
 
-import asyncio
-from functools import lru_cache
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
@@ -18,7 +15,8 @@ from langgraph_sdk import Auth, get_client
 from hitl.allowances import STATE_KEY
 from hitl.gate import RUN_POLICY_KEY
 from hitl.overrides import OverrideError, PolicyCatalog, changes, parse, without_loosening
-from server import audit
+from hitl.served import AgentCard, card_of
+from server import audit, engine_compat
 from server.access import as_server
 
 if TYPE_CHECKING:
@@ -157,17 +155,14 @@ async def graph_id_of(assistant_id: str) -> str:
 
 
 async def catalog_of(graph_id: str) -> PolicyCatalog | None:
-    """The served agent's policy catalog (None for graphs without one), built once, off the event loop.
-
-    Building one builds the agent's tools (the `ops` workspace resolves its path): file I/O that
-    `langgraph dev` refuses inside an async handler.
-    """
-    if graph_id not in _catalogs:
-        _catalogs[graph_id] = await asyncio.to_thread(_catalog, graph_id)
-    return _catalogs[graph_id]
+    """The policy catalog of the agent served as `graph_id` (None for a graph the layer did not build)."""
+    card = card_for(graph_id)
+    return card.catalog if card else None
 
 
-_catalogs: dict[str, PolicyCatalog | None] = {}
+def card_for(graph_id: str) -> AgentCard | None:
+    """What the layer knows of the agent served as `graph_id`, read from the graph itself (`hitl.served`)."""
+    return card_of(engine_compat.served_graph(graph_id))
 
 
 async def _graph_id(assistant_id: str) -> str:
@@ -178,19 +173,6 @@ async def _graph_id(assistant_id: str) -> str:
 async def _assistant(assistant_id: str) -> dict[str, Any]:
     with as_server():
         return dict(await get_client().assistants.get(assistant_id))
-
-
-@lru_cache(maxsize=16)
-def _catalog(graph_id: str) -> PolicyCatalog | None:
-    """The served agent's catalog: `agents.<graph_id>.policy_catalog()` (None for other graphs)."""
-    if not graph_id.isidentifier():
-        return None
-    try:
-        module = import_module(f"agents.{graph_id}")
-    except ImportError:
-        return None
-    build = getattr(module, "policy_catalog", None)
-    return build() if callable(build) else None
 
 
 def _refuse(status: int, message: str) -> Auth.exceptions.HTTPException:

@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessage
 from langgraph.types import Command, Send
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from hitl.trusted_state import CLEARANCES_KEY
 from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for
 

@@ -14,7 +14,7 @@ import uuid
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import headers
 from tests.server.helpers import APPROVE, decisions, only_pending
 

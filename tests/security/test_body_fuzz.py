@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.security.outcomes import headers
 

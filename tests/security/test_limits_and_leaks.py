@@ -16,7 +16,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import add_owned_order, human, refusal_of, refused_with, workspace
 from tests.server.helpers import only_pending, start
 

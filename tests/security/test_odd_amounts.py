@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 
 pytestmark = pytest.mark.server

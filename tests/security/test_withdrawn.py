@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import headers
 from tests.server.helpers import only_pending, start
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.devserver import TOKENS
 from tests.server.helpers import start
 

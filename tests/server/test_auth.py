@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 

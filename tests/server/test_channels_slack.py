@@ -16,7 +16,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 
 pytestmark = pytest.mark.server
 

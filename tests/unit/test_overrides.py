@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agents import ops, support, travel
+from agents.ops_policy import ops_policy
+from agents.support_policy import refund_specialist_policy, support_policy
 from hitl.contracts import contracts_schema
 from hitl.overrides import OverrideError, changes, effective_policy, parse
-from hitl.policies.ops import ops_policy
-from hitl.policies.support import refund_specialist_policy, support_policy
 from hitl.settings import Settings
 
 REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
