@@ -90,26 +90,6 @@ def asks_before_acting(agent: str) -> str:
     return f"{agent} asks before acting"
 
 
-def policy_catalog(
-    name: str,
-    *,
-    tools: Sequence[BaseTool],
-    interrupt_on: InterruptOn,
-    subagents: Sequence[SubagentSpec] = (),
-) -> PolicyCatalog:
-    """What a run's policy override may name for this agent (it reaches every subagent too)."""
-    return PolicyCatalog.of(
-        name,
-        [
-            ((t.name for t in tools), read_interrupt_on(interrupt_on, agent=name)),
-            *(
-                ((t.name for t in s.tools), read_interrupt_on(s.interrupt_on, agent=s.name))
-                for s in subagents
-            ),
-        ],
-    )
-
-
 def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     name: str,
     *,
