@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import OPS
+from agents.ops_policy import ops_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.policies.ops import ops_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from services.workspace import Workspace
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
-    from hitl.overrides import PolicyCatalog
 
 NAME = "ops"
 DESCRIPTION_PREFIX = "ops asks before changing data or files"
@@ -61,13 +60,9 @@ def make_graph(
         checkpointer=checkpointer,
         backend=workspace.backend(),
         description_prefix=DESCRIPTION_PREFIX,
+        offline=OPS,
+        run_by=("reviewer", "supervisor"),
     )
-
-
-def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
-    """The tools and gates a run's policy override may name for `ops`."""
-    tools, subagents = _parts(default_services, Workspace((settings or get_settings()).workspace_dir))
-    return catalog_of(NAME, tools=tools, interrupt_on=ops_policy(), subagents=subagents)
 
 
 def _parts(

@@ -1,17 +1,16 @@
 """The `support` graph: customer service with refunds, e-mails and questions to the user.
 
 `graph` is what `langgraph.json` serves (no checkpointer: the server owns persistence);
-`make_graph` builds the same agent for scripts and tests; `policy_catalog` says what a
-run's policy override may name (the server checks overrides against it).
+`make_graph` builds the same agent for scripts and tests.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import SUPPORT
+from agents.support_policy import support_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.policies.support import support_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from subagents.refund_specialist import refund_specialist
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
-    from hitl.overrides import PolicyCatalog
     from hitl.policy import Policy
 
 NAME = "support"
@@ -56,13 +54,8 @@ def make_graph(
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
+        offline=SUPPORT,
     )
-
-
-def policy_catalog(settings: Settings | None = None) -> PolicyCatalog:
-    """The tools and gates a run's policy override may name for `support`."""
-    tools, interrupt_on, subagents = _parts(settings or get_settings(), default_services)
-    return catalog_of(NAME, tools=tools, interrupt_on=interrupt_on, subagents=subagents)
 
 
 def _parts(

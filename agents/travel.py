@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import TRAVEL
+from agents.travel_policy import travel_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.deep_agent import policy_catalog as catalog_of
-from hitl.policies.travel import travel_policy
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from subagents.booking_agent import booking_agent
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
-    from hitl.overrides import PolicyCatalog
 
 NAME = "travel"
 DESCRIPTION_PREFIX = "travel asks before changing a trip"
@@ -57,13 +56,8 @@ def make_graph(
         subagents=subagents,
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
+        offline=TRAVEL,
     )
-
-
-def policy_catalog(_settings: Settings | None = None) -> PolicyCatalog:
-    """The tools and gates a run's policy override may name for `travel`."""
-    own, subagents = _parts(default_services)
-    return catalog_of(NAME, tools=own, interrupt_on=travel_policy(default_services), subagents=subagents)
 
 
 def _parts(services: Callable[[], Services]) -> tuple[list[BaseTool], list[SubagentSpec]]:

@@ -19,10 +19,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agents import support
+from agents.offline import DEMO, phrases
 from bench import stock_agent
 from bench.report import Row, Section
 from bench.stats import Latency
-from hitl.scripted import phrases
 from hitl.scripted.model import ScriptedChatModel
 from hitl.settings import Settings
 from services.registry import Services
@@ -75,10 +75,16 @@ def agents_under_test(services: Services) -> tuple[InProcessAgent, InProcessAgen
     """Ours and the stock agent over the same services, model class and settings."""
     settings = Settings()
     ours = support.make_graph(
-        model=ScriptedChatModel(), checkpointer=InMemorySaver(), services=services, settings=settings
+        model=ScriptedChatModel(scripts=DEMO),
+        checkpointer=InMemorySaver(),
+        services=services,
+        settings=settings,
     )
     stock = stock_agent.make_graph(
-        model=ScriptedChatModel(), checkpointer=InMemorySaver(), services=services, settings=settings
+        model=ScriptedChatModel(scripts=DEMO),
+        checkpointer=InMemorySaver(),
+        services=services,
+        settings=settings,
     )
     return InProcessAgent("support", ours, services), InProcessAgent("stock", stock, services)
 

@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 
 if TYPE_CHECKING:

@@ -26,11 +26,11 @@ from langgraph_sdk.schema import Command
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
+from agents.offline import phrases
 from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
 from bench.report import Row, Section, render_rows
 from bench.served import OURS, serving
 from bench.stats import Latency
-from hitl.scripted import phrases
 from server.replicas import ReplicaSet
 from services.registry import Services
 from tests.conftest import add_order

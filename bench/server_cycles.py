@@ -11,11 +11,11 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import phrases
 from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
 from bench.report import Row, Section
 from bench.served import OURS, STOCK
 from bench.stats import Latency
-from hitl.scripted import phrases
 from tests.conftest import add_order
 from tests.devserver import DEV_TOKENS
 

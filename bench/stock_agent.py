@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from deepagents import create_deep_agent
 
+from agents.offline import SUPPORT
 from hitl.models import make_model
 from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
@@ -57,7 +58,7 @@ def make_graph(
     settings = settings or get_settings()
     tools = build_support_tools((lambda: services) if services else default_services)
     return create_deep_agent(
-        model or make_model(settings),
+        model or make_model(settings, scripts=(SUPPORT,)),
         tools,
         system_prompt=SYSTEM_PROMPT,
         interrupt_on=stock_interrupt_on(settings),

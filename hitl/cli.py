@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from dataclasses import replace
-from pathlib import Path  # noqa: TC003  (typer reads the option types at runtime)
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import click
@@ -247,9 +247,9 @@ def _report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # n
             )
         ]
         more = f"; {'; '.join(counts)}" if counts else ""
-        out.print(
-            f"thread {thread} waits again: {len(waiting)} approval(s) pending{more} (hitl show {thread})"
-        )
+        asked = sum(len((i.get("value") or {}).get("action_requests") or [None]) for i in waiting)
+        pending = f"{asked} approval{'' if asked == 1 else 's'} pending"
+        out.print(f"thread {thread} waits again: {pending}{more} (hitl show {thread})")
     elif messages:
         out.print(f"thread {thread}: {messages[-1].get('content')}")
     else:
@@ -470,8 +470,15 @@ def _evidence(client: SyncLangGraphClient, thread: str, keys: dict[str, Any]) ->
 def openai_scripted(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8788,
     host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
+    config: Annotated[
+        Path, typer.Option(help="The langgraph.json whose agents' offline scripts it answers with.")
+    ] = Path("langgraph.json"),
 ) -> None:
     """Serve the offline scripted model as an OpenAI-compatible endpoint (/v1/chat/completions)."""
     from hitl.scripted.endpoint import serve  # noqa: PLC0415  (the reviewer commands never need it)
+    from hitl.served import load_graphs  # noqa: PLC0415
 
+    if not config.is_file():
+        fail(f"{config} not found: run this where your langgraph.json is, or pass --config.")
+    load_graphs(config)
     serve(port, host)

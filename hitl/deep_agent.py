@@ -3,8 +3,8 @@
 `create_deep_agent` is a drop-in for Deep Agents' own: same call, but the `interrupt_on` of
 the agent and of each subagent (`hitl.interrupt_on`) goes to our gate instead of the stock
 middleware, and the general-purpose subagent gets the parent's gate explicitly, because a
-custom gate is not inherited by it on its own. `build_deep_agent` builds our served agents
-from `SubagentSpec`s through it. Not for policies: those are in `hitl.policies`.
+custom gate is not inherited by it on its own. `build_deep_agent` builds agents from
+`SubagentSpec`s through it. Not for policies: each agent declares its own beside it.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ from hitl.interrupt_on import inherited, read_interrupt_on
 from hitl.malformed_calls import MalformedCallRetry
 from hitl.models import make_model
 from hitl.overrides import PolicyCatalog
+from hitl.scripted.model import declare
+from hitl.served import AgentCard, file_card, run_by_roles
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from deepagents import DeepAgentState, FilesystemPermission
     from deepagents.backends.protocol import BackendProtocol
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from hitl.contracts import InterruptMode
     from hitl.interrupt_on import InterruptOn
     from hitl.policy import Policy
+    from hitl.scripted.script import ScriptFn
     from hitl.settings import Settings
 
 DEFAULT_AGENT_NAME = "agent"
@@ -87,26 +90,6 @@ def asks_before_acting(agent: str) -> str:
     return f"{agent} asks before acting"
 
 
-def policy_catalog(
-    name: str,
-    *,
-    tools: Sequence[BaseTool],
-    interrupt_on: InterruptOn,
-    subagents: Sequence[SubagentSpec] = (),
-) -> PolicyCatalog:
-    """What a run's policy override may name for this agent (it reaches every subagent too)."""
-    return PolicyCatalog.of(
-        name,
-        [
-            ((t.name for t in tools), read_interrupt_on(interrupt_on, agent=name)),
-            *(
-                ((t.name for t in s.tools), read_interrupt_on(s.interrupt_on, agent=s.name))
-                for s in subagents
-            ),
-        ],
-    )
-
-
 def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     name: str,
     *,
@@ -120,6 +103,8 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     checkpointer: Checkpointer | None = None,
     backend: BackendProtocol | None = None,
     description_prefix: str | None = None,
+    run_by: Iterable[str] | None = None,
+    offline: ScriptFn | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A Deep Agent named `name` whose tools and subagents are all gated by their `interrupt_on`.
 
@@ -127,8 +112,9 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     (Deep Agents' in-state files when None). `settings` supply the model when none is given
     (`MODEL`) and the deadline of every gated call whose policy names none
     (`APPROVAL_DEADLINE_SECONDS`). `description_prefix` heads what a reviewer reads for a gated
-    call without its own description (default: "<name> asks before acting"). A run may pass
-    a policy override as `context={"policy": ...}` (`RunContext`).
+    call without its own description (default: "<name> asks before acting"). `run_by` and
+    `offline` are `create_deep_agent`'s. A run may pass a policy override as
+    `context={"policy": ...}` (`RunContext`).
     """
     return create_deep_agent(
         model,
@@ -143,6 +129,8 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
         interrupt_mode=interrupt_mode,
         description_prefix=description_prefix,
         settings=settings,
+        run_by=run_by,
+        offline=offline,
     )
 
 
@@ -169,6 +157,8 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     interrupt_mode: InterruptMode = "batched",
     description_prefix: str | None = None,
     settings: Settings | None = None,
+    run_by: Iterable[str] | None = None,
+    offline: ScriptFn | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Deep Agents' `create_deep_agent`, with `interrupt_on` enforced by `ApprovalGate`s.
 
@@ -179,9 +169,12 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     them: `interrupt_mode` ("batched" or "per_call", for every gate), `description_prefix`
     (what a reviewer reads first for a call without its own description; default "<name> asks
     before acting"; a subagent dict may carry its own) and `settings` (the model when none is
-    given, and the deadline of gated calls whose policy names none; default: the environment).
-    A run may pass a policy override as `context={"policy": ...}` (`RunContext` is the default
-    `context_schema`).
+    given, and the deadline of gated calls whose policy names none; default: the environment),
+    `run_by` (the roles that may run the agent, e.g. `("reviewer", "supervisor")`; default:
+    everyone) and `offline` (its offline script, `hitl.scripted.rules.Script`: what the scripted
+    model does with no key, `MODEL=scripted`). A run may pass a policy override as
+    `context={"policy": ...}` (`RunContext` is the default `context_schema`). The server finds
+    all of this from the graph (`hitl.served`), by no name.
 
     Raises:
         ValueError: an `interrupt_on` entry or subagent key we do not know, a tool an agent does
@@ -190,6 +183,7 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     """
     settings = settings or get_settings()
     agent = name or DEFAULT_AGENT_NAME
+    roles = run_by_roles(run_by)
     own_tools = _as_tools(tools)
     policy = read_interrupt_on(interrupt_on, agent=agent)
     _refuse_stock_gates(agent, middleware, permissions)
@@ -240,10 +234,13 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
         )
     catalog = PolicyCatalog.of(agent, [((t.name for t in ts), p) for ts, p in declared])
     top = gate(agent, own_tools, policy, description_prefix, catalog)
-    return cast(
+    top.run_by = roles
+    if offline is not None:
+        declare(offline)
+    graph = cast(
         "CompiledStateGraph[Any, Any, Any, Any]",
         stock_create_deep_agent(
-            model or make_model(settings),
+            model or make_model(settings, scripts=(offline,) if offline else ()),
             [*own_tools, *(t for t in tools or () if isinstance(t, dict))],
             system_prompt=system_prompt,
             middleware=[*middleware, top, MalformedCallRetry()],
@@ -262,6 +259,8 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
             cache=cache,
         ),
     )
+    file_card(graph, AgentCard(name=agent, catalog=catalog, run_by=roles, offline=offline))
+    return graph
 
 
 def _as_tools(tools: Sequence[AnyTool] | None) -> list[BaseTool]:

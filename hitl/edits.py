@@ -29,7 +29,7 @@ from pydantic import (
 from hitl.langchain_hitl import as_sent
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from langchain_core.tools import BaseTool
 
@@ -93,7 +93,12 @@ def coerce_text_args(args: dict[str, Any], tool: BaseTool | None) -> dict[str, A
     schema = tool.tool_call_schema if tool else None
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
         return args
-    properties = schema.model_json_schema().get("properties", {})
+    return coerce_by_schema(args, schema.model_json_schema())
+
+
+def coerce_by_schema(args: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`coerce_text_args` for a tool known by its JSON schema (`{"properties": {...}}`) only."""
+    properties = schema.get("properties") or {}
     return {key: _coerced(value, properties.get(key)) for key, value in args.items()}
 
 

@@ -23,7 +23,6 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from hitl import answer_contract, gate_timing, quorum, receipt_check
-from hitl.agent_access import may_run, who_may_run
 from hitl.allowances import STATE_KEY, covering
 from hitl.caller import Caller, current_caller, requested_by, thread_owner
 from hitl.contracts import (
@@ -103,11 +102,13 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         description_prefix: str = DEFAULT_PREFIX,
         default_deadline: Deadline | None = None,
         run_policy_catalog: PolicyCatalog | None = None,
+        run_by: frozenset[str] | None = None,
     ) -> None:
         """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
 
         The top agent's gate gets `run_policy_catalog`: it checks the run's `context["policy"]`
-        against it and records it in state when a run starts; every gate then applies it.
+        against it and records it in state when a run starts; every gate then applies it. It
+        also gets `run_by`, the roles that may run the agent (None: everyone), and refuses others.
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
@@ -125,6 +126,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.default_deadline = default_deadline
         self._descriptions: OrderedDict[str, str] = OrderedDict()
         self.run_policy_catalog = run_policy_catalog
+        self.run_by = run_by
         self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
@@ -163,10 +165,10 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if self.run_policy_catalog is None:
             return None
         caller = current_caller()
-        if caller is not None and not may_run(self.agent, caller.roles):
+        if caller is not None and self.run_by is not None and not (self.run_by & caller.roles):
             msg = (
                 f"{caller.identity} ({caller.role}) may not run {self.agent}: "
-                f"it is for {who_may_run(self.agent)}."
+                f"it is for {' or '.join(sorted(self.run_by))}."
             )
             raise PermissionError(msg)
         context = runtime.context if isinstance(runtime.context, Mapping) else {}
@@ -451,6 +453,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         value = super()._tool_approval_request(request, config)
         args = request.tool_call["args"]
         gate = policy[request.tool_call["name"]]
+        value["description"] = _with_progress(value["description"], request.tool_call, gate)
         return ToolApprovalRequest(
             **value,
             agent=self.agent,
@@ -476,7 +479,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         return ActionRequest(
             name=call["name"],
             args=call["args"],
-            description=self._description(call, gate),
+            description=_with_progress(self._description(call, gate), call, gate),
             tool_call_id=call["id"] or "",
             agent=self.agent,
         )
@@ -520,6 +523,24 @@ def _quorum_stamp(call: ToolCall, gate: ToolGate) -> dict[str, Any]:
         "approvals_required": needed,
         "approved_by": quorum.approvers(call["id"] or "", call["args"]) or [],
     }
+
+
+def _with_progress(description: str, call: ToolCall, gate: ToolGate) -> str:
+    """The review text, plus a quorum's progress where every client shows it (the description).
+
+    A generic client (Agent Chat UI) shows only the description, so "1 of 2 approvals so far:
+    supervisor1" goes there too, beside the structured `approved_by` of the review config.
+    """
+    needed = gate.approvals_needed(call["args"])
+    if needed <= 1:
+        return description
+    people = quorum.approvers(call["id"] or "", call["args"]) or []
+    if not people:
+        return f"{description}\n\nNeeds {needed} different approvers; none so far."
+    return (
+        f"{description}\n\n{len(people)} of {needed} approvals so far: {', '.join(people)}; "
+        f"{needed - len(people)} more from someone else."
+    )
 
 
 def _quorum_short(call: ToolCall, args: Mapping[str, Any], gate: ToolGate) -> str | None:

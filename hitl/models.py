@@ -11,13 +11,19 @@ from typing import TYPE_CHECKING, Any
 from hitl.scripted.model import ScriptedChatModel
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from langchain_core.language_models import BaseChatModel
 
+    from hitl.scripted.script import ScriptFn
     from hitl.settings import Settings
 
 
-def make_model(settings: Settings) -> BaseChatModel:
+def make_model(settings: Settings, scripts: Sequence[ScriptFn] | None = None) -> BaseChatModel:
     """The chat model `settings.model` names, with its retries and timeout.
+
+    `scripts` are what the scripted model answers with (an agent's offline script); None: every
+    script the agents built in this process declared.
 
     Raises:
         ValueError: for a name that is neither 'scripted' nor 'provider:model', or a provider
@@ -25,7 +31,7 @@ def make_model(settings: Settings) -> BaseChatModel:
     """
     name = settings.resolved_model
     if name == "scripted":
-        return ScriptedChatModel()
+        return ScriptedChatModel(scripts=None if scripts is None else tuple(scripts))
     provider, _, model = name.partition(":")
     if not provider or not model:
         msg = f"MODEL must be 'scripted' or 'provider:model', e.g. 'openai:gpt-4o-mini' (got {name!r})."

@@ -126,6 +126,40 @@ def changes(override: Mapping[str, Any], catalog: PolicyCatalog) -> list[Change]
     return found
 
 
+def without_loosening(override: Mapping[str, Any], catalog: PolicyCatalog) -> dict[str, Any]:
+    """A parsed `override` with every part that loosens the agent's policy taken out; the rest kept.
+
+    What an assistant's policy becomes for a run of someone who may not loosen (only a
+    supervisor may): a raised limit, an ungated tool or added decisions go; tightenings stay.
+    """
+    kept: dict[str, Any] = dict(override)
+    for knob, tool in LIMIT_KNOBS.items():
+        limit = kept.get(knob)
+        if limit is not None and any(limit > base for base in _limits(catalog, tool)):
+            del kept[knob]
+    tools: dict[str, Any] = {}
+    for name, given in (override.get("tools") or {}).items():
+        gates = catalog.gates.get(name, ())
+        entry = dict(given)
+        if gates and entry.get("gated") is False:
+            continue
+        decisions = entry.get("allowed_decisions")
+        if (
+            gates
+            and decisions is not None
+            and any(d not in g.allowed_decisions for g in gates for d in decisions)
+        ):
+            del entry["allowed_decisions"]
+        if entry:
+            tools[name] = entry
+    kept.pop("tools", None)
+    if tools:
+        kept["tools"] = tools
+    if any(change.kind == "loosen" for change in changes(kept, catalog)):  # never looser, whatever is left
+        return {}
+    return kept
+
+
 def _tool_changes(name: str, entry: Mapping[str, Any], gates: tuple[ToolGate, ...]) -> list[Change]:
     gated = entry.get("gated")
     decisions = entry.get("allowed_decisions")

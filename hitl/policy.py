@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 ArgsPredicate = Callable[[Mapping[str, Any]], bool]
 Describer = Callable[[str, Mapping[str, Any]], str]
 Quorum = int | Callable[[Mapping[str, Any]], int]
+ArgsCheck = Callable[[Mapping[str, Any]], "str | None"]
+"""A call's args -> what is wrong with them against the business records, in words naming the argument."""
 QUORUM_ON_UNREADABLE = 2
 """Distinct approvers a call needs when its quorum cannot be read from its args (never fewer)."""
 
@@ -54,6 +56,10 @@ class ToolGate:
             (fixed, or chosen from the call's args). Each approve is recorded and the call
             stays pending ("1 of 2") until the last; any reject ends it, an edit starts the
             count again on the edited args (the editor counts as its first approver).
+        check_args: what a call's args must satisfy beyond the tool's schema, read from the
+            business records (a refund at most what its order was paid): None when they do,
+            else the problem naming the argument. The server refuses an edit that fails it
+            (422) before anything is saved; the tool's service refuses such a call as well.
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -67,6 +73,7 @@ class ToolGate:
     fixed_on_edit: tuple[str, ...] = ()
     self_approval: bool = False
     approvals_required: Quorum = 1
+    check_args: ArgsCheck | None = None
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions, and a quorum that cannot be met."""
@@ -98,6 +105,15 @@ class ToolGate:
             return self.when is None or bool(self.when(args))
         except (TypeError, ValueError, KeyError):
             return True
+
+    def args_problem(self, args: Mapping[str, Any]) -> str | None:
+        """What `check_args` finds wrong with `args`; a check that cannot run says so (and refuses)."""
+        if self.check_args is None:
+            return None
+        try:
+            return self.check_args(args)
+        except Exception as error:  # noqa: BLE001  (a failed lookup refuses the edit, in words)
+            return f"its arguments could not be checked ({error})"
 
     def always_reviews(self, args: Mapping[str, Any]) -> bool:
         """Whether policy marks this call as always reviewed; unreadable args are."""

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic.fields import FieldInfo  # noqa: TC002  (pydantic-settings resolves it at runtime)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -237,6 +237,22 @@ class Settings(BaseSettings):
         ),
     )
 
+    @field_validator("data_dir", "workspace_dir")
+    @classmethod
+    def _from_launch_dir(cls, path: Path) -> Path:
+        """A relative path (`.env.example` has `DATA_DIR=data`) is taken from the launch directory.
+
+        Once, here: resolving it later would ask the OS for the working directory from the
+        server's event loop, which `langgraph dev` refuses as a blocking call.
+        """
+        return path if path.is_absolute() else LAUNCH_DIR / path
+
+    @field_validator("hitl_receipt_key_file", "hitl_receipt_jwks_file")
+    @classmethod
+    def _file_from_launch_dir(cls, given: str) -> str:
+        """As `_from_launch_dir`, for the key files (empty stays empty: the default under data_dir)."""
+        return str(cls._from_launch_dir(Path(given))) if given else given
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -262,7 +278,12 @@ class Settings(BaseSettings):
         """The business database URL, defaulting to a SQLite file in `data_dir`."""
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'business.db').resolve()}"
+        return f"sqlite:///{self.data_dir / 'business.db'}"
+
+
+LAUNCH_DIR = Path.cwd()
+"""The directory the process started in (read at import, before any event loop runs): relative paths
+in the settings are taken from here."""
 
 
 ENVIRONMENT_ONLY = frozenset({"hitl_dev_mode"})

@@ -93,9 +93,9 @@ class NotRevoked(Exception):  # noqa: N818  (a refusal, not a crash)
 async def revoke(request: Request) -> JSONResponse:
     """POST /threads/{thread_id}/allowances/revoke: end live allowances of a thread.
 
-    Body (optional): `{"allowance_id": "..."}` or `{"tool": "send_email"}`; empty revokes every
-    live one. The owner, reviewers and supervisors may revoke (it only tightens); each revocation
-    is audited. Refused with 409 while the thread waits for an approval or runs.
+    The body names one allowance by its id (`allowance_id`) or a tool's (`tool`); an empty one
+    revokes every live one. The owner, reviewers and supervisors may revoke (it only tightens); each
+    revocation is audited. Refused with 409 while the thread waits for an approval or runs.
     """
     user = User(identity=request.user.identity, role=request.user["role"])
     try:

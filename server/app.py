@@ -22,9 +22,12 @@ from starlette.responses import JSONResponse
 
 from hitl.settings import get_settings
 from server import audit, broadcast, engine_compat
+from server.assistant_changes import ROUTES as ASSISTANT_ROUTES
+from server.assistant_changes import AssistantChangeCheck
 from server.auth import authenticate, token_of
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
+from server.client_errors import ClientErrors
 from server.pending_index import INDEX
 from server.recovery import recover_after_crash
 from server.routes import ROUTES
@@ -38,9 +41,9 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PUBLIC_PATHS = frozenset({"/ok", "/app", "/app-config", "/.well-known/jwks.json"})
-"""What answers GET without a token: the health check, the web app's entry and its sign-in config,
-and the public keys of signed receipts."""
+PUBLIC_PATHS = frozenset({"/ok", "/info", "/app", "/app-config", "/.well-known/jwks.json"})
+"""What answers GET without a token: the health check, the server's versions (as langgraph-api's /info),
+the web app's entry and its sign-in config, and the public keys of signed receipts."""
 PUBLIC_PREFIXES = ("/app/",)
 """The web app's files."""
 SIGNED_ROUTES = frozenset({("POST", SLACK_ACTIONS)})
@@ -152,7 +155,12 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
 engine_compat.apply()
 
 app = Starlette(
-    routes=[*ROUTES, *CHANNEL_ROUTES],
+    routes=[*ROUTES, *CHANNEL_ROUTES, *ASSISTANT_ROUTES],
     lifespan=lifespan,
-    middleware=[Middleware(TokenRequired), Middleware(StateWriteCheck)],
+    middleware=[
+        Middleware(TokenRequired),
+        Middleware(ClientErrors),
+        Middleware(StateWriteCheck),
+        Middleware(AssistantChangeCheck),
+    ],
 )

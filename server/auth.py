@@ -14,11 +14,20 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth, get_client
 
 from hitl import quorum, receipt_check
-from hitl.agent_access import may_run, who_may_run
 from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
 from hitl.trusted_state import trusted_receipts
-from server import allowances, audit, decisions, metrics, overrides, records, run_admission, run_starts
+from server import (
+    allowances,
+    audit,
+    decisions,
+    metrics,
+    overrides,
+    records,
+    run_admission,
+    run_starts,
+    waiting,
+)
 from server.access import as_server, is_not_found, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
@@ -50,14 +59,22 @@ async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -
 def token_of(authorization: str | None, headers: dict[bytes, bytes]) -> str | None:
     """The caller's token: `Authorization: Bearer <token>`, or `x-api-key: <token>`.
 
-    LangGraph's SDKs send their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the
-    same users and rules apply. Both headers at once must carry the same token.
+    The one reader of a request's token: the auth handler, `server.app.TokenRequired` and the
+    middleware that check bodies (`server.state_writes`, `server.assistant_changes`) all call
+    it, so no two of them can read a request as two different people. LangGraph's SDKs send
+    their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the same users and rules
+    apply. Both headers at once must carry the same token; an `Authorization` of any scheme
+    but Bearer (`Basic ...`) is refused rather than skipped.
 
     Raises:
-        Auth.exceptions.HTTPException: 401 when the two headers carry different tokens.
+        Auth.exceptions.HTTPException: 401 for another scheme, or two headers with different tokens.
     """
-    scheme, _, bearer = (authorization or "").partition(" ")
-    given = bearer.strip() if scheme.lower() == "bearer" else ""
+    scheme, _, bearer = (authorization or "").strip().partition(" ")
+    if authorization and authorization.strip() and scheme.lower() != "bearer":
+        raise Auth.exceptions.HTTPException(
+            status_code=401, detail="Authorization must be `Bearer <token>` (or send x-api-key: <token>)."
+        )
+    given = bearer.strip()
     api_key = (headers.get(b"x-api-key") or b"").decode("latin-1").strip()
     if given and api_key and given != api_key:
         raise Auth.exceptions.HTTPException(
@@ -220,11 +237,13 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     try:
         admitted = run_admission.admit(user, value, max_input_bytes=get_settings().max_input_bytes)
     except ResumeRefused as refusal:
+        await _no_pending(user, value)
         raise refuse(refusal.status, refusal.message) from None
     graph_id = await overrides.graph_id_of(str(value.get("assistant_id")))
-    if not may_run(graph_id, user.roles):
+    card = overrides.card_for(graph_id)
+    if card is not None and not card.may_run(user.roles):
         raise refuse(
-            403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {who_may_run(graph_id)}."
+            403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {card.who_may_run}."
         )
     await overrides.admit(user, value)
     thread = await _thread(str(thread_id)) if thread_id is not None else None
@@ -238,18 +257,14 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     await _same_graph(str(thread_id), graph_id)
     if thread.get("status") == "busy":
         raise refuse(409, "This thread is running; try again when it pauses.")
-    pending, receipts = await _waiting(str(thread_id), admitted)
+    state, rewrites = await _start_state(user, str(thread_id), admitted)
+    pending, receipts = await _waiting(str(thread_id), state, admitted)
     if admitted.resume:
         receipts += await gate_resume(
             user, str(thread_id), owner, pending, command, graph_id=graph_id, run=value
         )
     elif pending:
-        waiting = ", ".join(p.subject for p in pending)
-        raise refuse(
-            409,
-            f"This thread is waiting for {len(pending)} approval(s) ({waiting}); "
-            "answer them before sending a new message.",
-        )
+        raise refuse(409, waiting.refusal(pending, owner))
     elif owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
     await _claim_start(str(thread_id), value)
@@ -257,10 +272,52 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
     _approved_so_far(value, receipts)
     _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
-    await _audit_rewrites(user, str(thread_id), graph_id, admitted)
+    await _audit_rewrites(user, str(thread_id), graph_id, rewrites)
     await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
     return None
+
+
+async def _start_state(
+    user: User, thread_id: str, admitted: run_admission.Admitted
+) -> tuple[dict[str, Any], list[str]]:
+    """The state a run starts from (the head, or the checkpoint a supervisor forks from); its rewrites.
+
+    A run naming the thread's head (as `useStream` does with every resume) starts from the head.
+    """
+    state = await _state(thread_id)
+    head = (state.get("checkpoint") or {}).get("checkpoint_id")
+    try:
+        fork = run_admission.fork_of(admitted.checkpoint, head, supervisor=user.role == "supervisor")
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
+    if fork is None:
+        return state, admitted.rewrites
+    return await _state(thread_id, fork), [*admitted.rewrites, f"starts from checkpoint {fork}"]
+
+
+async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
+    """Refuse with 409 naming what waits, when a run that answers nothing comes while approvals wait.
+
+    Called for a run the allowlist refused: a client that adds a tool result for the paused call
+    before its text (Agent Chat UI does) learns that an approval waits, not that tool messages
+    are refused. Only the thread's owner and staff are told; others learn nothing of it.
+    """
+    command = (value.get("kwargs") or {}).get("command")
+    steers = (
+        isinstance(command, dict)
+        and "resume" not in command
+        and (command.get("goto") or command.get("update"))
+    )
+    if value.get("thread_id") is None or not (command is None or steers):
+        return
+    thread_id = str(value["thread_id"])
+    thread = await _thread(thread_id)
+    owner = ((thread or {}).get("metadata") or {}).get("owner")
+    if thread is None or (owner != user.identity and not user.is_staff):
+        return
+    if pending := await records.escalated(thread_id, Pending.from_state(await _state(thread_id))):
+        raise refuse(409, waiting.refusal(pending, owner))
 
 
 async def _claim_start(thread_id: str, value: Auth.types.RunsCreate) -> None:
@@ -325,7 +382,12 @@ async def _first_run(
     _tell_run(value, receipt_check.RECEIPTS_KEY, {})
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
-    await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, admitted)
+    try:
+        fork = run_admission.fork_of(admitted.checkpoint, None, supervisor=user.role == "supervisor")
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
+    rewrites = [*admitted.rewrites, *([f"starts from checkpoint {fork}"] if fork else [])]
+    await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, rewrites)
     if thread_id is not None:
         await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
@@ -339,12 +401,10 @@ async def _same_graph(thread_id: str, graph_id: str) -> None:
         raise refuse(422, f"Thread {thread_id} belongs to the {recorded} agent; run it with {recorded}.")
 
 
-async def _audit_rewrites(
-    user: User, thread_id: str, graph_id: str, admitted: run_admission.Admitted
-) -> None:
+async def _audit_rewrites(user: User, thread_id: str, graph_id: str, rewrites: list[str]) -> None:
     """A supervisor's writes beyond messages and resumes are let through, and audited."""
-    if admitted.rewrites:
-        await audit.write([audit.state_write(thread_id, graph_id, user, admitted.rewrites)])
+    if rewrites:
+        await audit.write([audit.state_write(thread_id, graph_id, user, rewrites)])
 
 
 def _mark(thread_id: object) -> None:
@@ -381,7 +441,8 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where, in which run)
         request = decisions.Request.of(thread_id, user, command, run)  # type: ignore[arg-type]
         if (replayed := await _sent_again(request, pending, command)) is not None:
             return replayed
-        accepted = check_resume(
+        accepted = await asyncio.to_thread(  # an edit's args check may read the business records
+            check_resume,
             command["resume"],
             pending,
             user=user,
@@ -428,8 +489,8 @@ async def _sent_again(
     if not mine:
         return None
     decision = mine[0]
-    waiting = {p.id for p in pending}
-    if not waiting.intersection(decision.interrupt_ids) or decision.state == "applied":
+    still_open = {p.id for p in pending}
+    if not still_open.intersection(decision.interrupt_ids) or decision.state == "applied":
         msg = f"Already applied: {decision.describe()}. Nothing was done again."
         raise decisions.Replayed(409, msg)
     if not await asyncio.to_thread(decisions.take_over, decision, request.run_id):
@@ -464,13 +525,12 @@ async def _thread(thread_id: str) -> dict[str, Any] | None:
 
 
 async def _waiting(
-    thread_id: str, admitted: run_admission.Admitted
+    thread_id: str, state: dict[str, Any], admitted: run_admission.Admitted
 ) -> tuple[list[Pending], list[ApprovalReceipt]]:
-    """What waits on the checkpoint a run starts from (escalations applied), and its sealed receipts.
+    """What waits in the `state` a run starts from (escalations applied), and its sealed receipts.
 
-    New message ids are checked against that checkpoint.
+    New message ids are checked against that state.
     """
-    state = await _state(thread_id, admitted.fork)
     try:
         run_admission.check_new_message_ids(admitted.message_ids, state)
     except ResumeRefused as refusal:

@@ -278,6 +278,24 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
     raise ResumeRefused(409, f"This approval was already answered by {who}; it is being applied.")
 
 
+def record_signed(
+    thread_id: str,
+    receipts: list[ApprovalReceipt],
+    catalog: PolicyCatalog | None,
+    *,
+    engine: Engine | None = None,
+) -> list[ApprovalReceipt]:
+    """Sign `receipts` after the thread's head and append their records, in one transaction; the signed ones.
+
+    For decisions that claim nothing and apply nothing (`server.withdrawals`).
+    """
+    with _database(engine).begin() as conn:
+        head = trail.lock_head(conn, thread_id)
+        signed = sign(thread_id, receipts, catalog, head.hash)
+        trail.append(conn, head, audit.as_records(thread_id, signed))
+    return signed
+
+
 def _with_receipts(
     command: dict[str, Any], thread_id: str, signed: list[ApprovalReceipt], allowed: list[Allowance]
 ) -> dict[str, Any]:

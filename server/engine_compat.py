@@ -2,7 +2,8 @@
 
 Every workaround names the bug, the versions it was seen on and the check that tells when it
 can go: `tests/replicas/test_engine_compat.py` asserts the bug is still there upstream, so the
-test fails (and this module should shrink) once an engine release fixes it.
+test fails (and this module should shrink) once an engine release fixes it. The one private name
+the package reads from the engine besides (`served_graph`) is here too.
 
 - **Store middleware at start-up** (`langgraph_api.middleware.ensure_store.EnsureStoreAccessible`,
   langgraph-api 0.11.1 to 0.16.7): with a custom `http.app`, langgraph_api wraps the whole app,
@@ -199,3 +200,18 @@ def _store_middleware_spans_lifespan() -> bool:
     call.__hitl_compat__ = True  # type: ignore[attr-defined]
     middleware.__call__ = call  # type: ignore[method-assign]
     return True
+
+
+def served_graph(graph_id: str) -> object | None:
+    """The graph object the engine serves under `graph_id` (`langgraph_api.graph.GRAPHS`), if any.
+
+    The approval layer reads what it knows of an agent from the graph itself (`hitl.served`),
+    never from a module named after the graph id. langgraph-api keeps the graphs it loaded from
+    `langgraph.json` in `GRAPHS` (0.11.1 to 0.16.7); `tests/unit/test_served_cards.py` fails if
+    an upgrade moves it.
+    """
+    try:
+        from langgraph_api.graph import GRAPHS  # noqa: PLC0415  (only inside the server)
+    except ImportError:
+        return None
+    return GRAPHS.get(graph_id)

@@ -77,6 +77,12 @@ REFUSED = Counter(
     ["status"],
     registry=REGISTRY,
 )
+SLACK_UNVERIFIED = Counter(
+    "hitl_slack_unverified_requests",
+    "Requests to the Slack actions route refused before reading them: forged, stale or replayed.",
+    ["reason"],
+    registry=REGISTRY,
+)
 NOTICES = Counter(
     "hitl_notices",
     "Pause notices POSTed to HITL_NOTIFY_URL, by event and outcome (sent, failed).",

@@ -22,7 +22,7 @@ import httpx
 import jwt
 
 from hitl.settings import get_settings
-from server.users import ROLES, SYSTEM_ACTOR, Role, TokenRefused, User
+from server.users import ROLES, SYSTEM_ACTOR, Role, TokenRefused, User, canonical
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -54,6 +54,8 @@ REFRESH_INTERVAL_SECONDS = 30.0
 KEYS_KEPT_SECONDS = 3_600.0
 """The key set is fetched again after this long, so a key the issuer withdrew stops working."""
 MAX_NAME_LENGTH = 200
+TIME_CLAIMS = ("exp", "nbf", "iat")
+"""Claims RFC 7519 says are NumericDate: a JSON number, never text."""
 _JWT_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 
 
@@ -275,7 +277,13 @@ class OidcVerifier:
             msg = f"This token's key {kid!r} is not among {self.config.issuer}'s published keys."
             raise TokenRefused(msg)
         claims = self._claims(token, _public_key(jwk, alg))
-        return User(identity=self._name(claims), role=self._role(claims))
+        for name in TIME_CLAIMS:  # PyJWT takes "9999999999" for a number; the JWT spec does not
+            if name in claims and (
+                isinstance(claims[name], bool) or not isinstance(claims[name], int | float)
+            ):
+                msg = f"This token's {name!r} claim must be a number of seconds, not {claims[name]!r}."
+                raise TokenRefused(msg)
+        return User(identity=canonical(self._name(claims)), role=self._role(claims))
 
     def _claims(self, token: str, key: jwt.PyJWK) -> dict[str, Any]:
         try:

@@ -8,17 +8,15 @@ and the gate write. Applying the override is the graph's job (`hitl.overrides`).
 
 from __future__ import annotations
 
-import asyncio
-from functools import lru_cache
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
 
 from hitl.allowances import STATE_KEY
 from hitl.gate import RUN_POLICY_KEY
-from hitl.overrides import OverrideError, PolicyCatalog, changes, parse
-from server import audit
+from hitl.overrides import OverrideError, PolicyCatalog, changes, parse, without_loosening
+from hitl.served import AgentCard, card_of
+from server import audit, engine_compat
 from server.access import as_server
 
 if TYPE_CHECKING:
@@ -28,8 +26,6 @@ if TYPE_CHECKING:
 
 PROTECTED_KEYS = frozenset({STATE_KEY, RUN_POLICY_KEY})
 """State keys no client writes: allowances come from an approve's `allow`, the run's policy from context."""
-
-_graph_ids: dict[str, str] = {}
 
 
 async def admit(user: User, value: Mapping[str, Any]) -> None:
@@ -44,6 +40,7 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
     context = kwargs.get("context")
     raw = context.get("policy") if isinstance(context, dict) else None
     if raw is None:
+        await _assistant_policy(user, value)
         return
     if (kwargs.get("command") or {}).get("resume") is not None:
         raise _refuse(
@@ -80,6 +77,58 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
     await audit.write([audit.policy_change(thread_id, graph_id, user, override=override, changes=found)])
 
 
+async def _assistant_policy(user: User, value: Mapping[str, Any]) -> None:
+    """Check the policy a run inherits from its assistant's `context`, and pin what it may have.
+
+    langgraph-api merges the assistant's context under the run's after this handler ran
+    (`{**assistant.context, **run.context}`): a run without a policy of its own runs the
+    assistant's. It gets the same checks as a run's own (the graph's catalog; loosening only
+    by a supervisor): a non-supervisor's run keeps the assistant's tightenings and none of
+    its loosenings (audited). The checked policy is written into the run's own context, so
+    the gate seals exactly what was checked, whatever the assistant says by the time it runs.
+    A resume keeps the policy its run started with.
+
+    Raises:
+        Auth.exceptions.HTTPException: 422 when the assistant's policy does not fit its graph.
+    """
+    kwargs = value.get("kwargs")
+    if not isinstance(kwargs, dict) or (kwargs.get("command") or {}).get("resume") is not None:
+        return
+    assistant = await _assistant(str(value.get("assistant_id")))
+    given = assistant.get("context")
+    raw = given.get("policy") if isinstance(given, dict) else None
+    if raw is None:
+        return
+    graph_id = str(assistant["graph_id"])
+    name = f"Assistant {assistant.get('name') or assistant['assistant_id']}"
+    catalog = await catalog_of(graph_id)
+    if catalog is None:
+        raise _refuse(422, f"{name} sets a policy, but the {graph_id} graph takes no policy override.")
+    try:
+        override = parse(raw, catalog)
+    except OverrideError as error:
+        raise _refuse(422, f"{name}'s policy does not fit: {error}") from None
+    found = changes(override, catalog)
+    applied, refusal = override, None
+    if any(c.kind == "loosen" for c in found) and user.role != "supervisor":
+        applied = without_loosening(override, catalog)
+        loosening = "; ".join(c.text for c in found if c.kind == "loosen")
+        refusal = (
+            f"{name}'s policy loosens the {graph_id} policy ({loosening}); only a supervisor's run may "
+            f"loosen it, so this run of {user.identity} ({user.role}) keeps those gates."
+        )
+    context = kwargs.get("context")
+    if not isinstance(context, dict):
+        context = kwargs["context"] = {}
+    context["policy"] = applied
+    if found:
+        thread_id = str(value.get("thread_id") or f"run-{value.get('run_id')}")
+        record = audit.policy_change(
+            thread_id, graph_id, user, override=override, changes=found, refusal=refusal
+        )
+        await audit.write([record])
+
+
 def _no_protected_writes(kwargs: Mapping[str, Any]) -> None:
     given = kwargs.get("input")
     update = (kwargs.get("command") or {}).get("update")
@@ -103,38 +152,24 @@ async def graph_id_of(assistant_id: str) -> str:
 
 
 async def catalog_of(graph_id: str) -> PolicyCatalog | None:
-    """The served agent's policy catalog (None for graphs without one), built once, off the event loop.
-
-    Building one builds the agent's tools (the `ops` workspace resolves its path): file I/O that
-    `langgraph dev` refuses inside an async handler.
-    """
-    if graph_id not in _catalogs:
-        _catalogs[graph_id] = await asyncio.to_thread(_catalog, graph_id)
-    return _catalogs[graph_id]
+    """The policy catalog of the agent served as `graph_id` (None for a graph the layer did not build)."""
+    card = card_for(graph_id)
+    return card.catalog if card else None
 
 
-_catalogs: dict[str, PolicyCatalog | None] = {}
+def card_for(graph_id: str) -> AgentCard | None:
+    """What the layer knows of the agent served as `graph_id`, read from the graph itself (`hitl.served`)."""
+    return card_of(engine_compat.served_graph(graph_id))
 
 
 async def _graph_id(assistant_id: str) -> str:
-    if assistant_id not in _graph_ids:
-        with as_server():
-            assistant = await get_client().assistants.get(assistant_id)
-        _graph_ids[assistant_id] = str(assistant["graph_id"])
-    return _graph_ids[assistant_id]
+    """The graph an assistant runs now (read each time: an assistant can be deleted and made again)."""
+    return str((await _assistant(assistant_id))["graph_id"])
 
 
-@lru_cache(maxsize=16)
-def _catalog(graph_id: str) -> PolicyCatalog | None:
-    """The served agent's catalog: `agents.<graph_id>.policy_catalog()` (None for other graphs)."""
-    if not graph_id.isidentifier():
-        return None
-    try:
-        module = import_module(f"agents.{graph_id}")
-    except ImportError:
-        return None
-    build = getattr(module, "policy_catalog", None)
-    return build() if callable(build) else None
+async def _assistant(assistant_id: str) -> dict[str, Any]:
+    with as_server():
+        return dict(await get_client().assistants.get(assistant_id))
 
 
 def _refuse(status: int, message: str) -> Auth.exceptions.HTTPException:

@@ -237,10 +237,13 @@ def _four_eyes(config: object) -> bool:
 def _coerce_edits(item: Accepted) -> None:
     """Turn an edit's text values into the numbers and booleans its tool takes, in place.
 
-    The answer is the resume payload itself, so the coerced values are what the graph gets.
+    The answer is the resume payload itself, so the coerced values are what the graph gets. An edit
+    spelled the LangGraph JS way alone (`editedAction`) gets the `edited_action` the graph reads.
     """
     value = item.pending.value if isinstance(item.pending.value, dict) else {}
     for action, decision in _edit_pairs(item):
+        if "edited_action" not in decision and "editedAction" in decision:
+            decision["edited_action"] = decision["editedAction"]
         tool = answer_contract.tool_of(
             str(action.get("agent") or value.get("agent")), str(action.get("name"))
         )
@@ -314,7 +317,12 @@ def _authorise_edit(  # noqa: PLR0913, PLR0917  (who edits what, under which pol
 def edit_policy(catalog: PolicyCatalog | None) -> EditPolicy | None:
     """The edit check of an agent's gates: the strictest decider of the edited call, or a refusal.
 
-    A refusal (any text other than a role) names an argument the edit may not change.
+    A refusal (any text other than a role) names an argument the edit may not change. Edited
+    args the business records refuse (a gate's `check_args`: a refund above what was paid) raise
+    a 422 naming the argument; the check may read the business database, so run it off the loop.
+
+    Raises:
+        ResumeRefused: 422 from the returned check, for edited args a gate's `check_args` refuses.
     """
     if catalog is None:
         return None
@@ -325,6 +333,9 @@ def edit_policy(catalog: PolicyCatalog | None) -> EditPolicy | None:
         for gate in gates:
             if changed := sorted(a for a in gate.fixed_on_edit if edited.get(a) != requested.get(a)):
                 return f"an edit may not change {', '.join(changed)}."
+        for gate in gates:
+            if problem := gate.args_problem(edited):
+                raise ResumeRefused(422, f"The edit of {name} is refused: {problem}.")
         roles = [gate.required_role(edited) for gate in gates]
         return max(roles, key=lambda r: rank.get(r, 3)) if roles else None
 

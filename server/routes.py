@@ -7,10 +7,10 @@ at `/app` (public files, like its `/app-config`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph_sdk import get_client
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -150,12 +150,24 @@ async def app_config(request: Request) -> JSONResponse:
     return JSONResponse({"dev_users": users})
 
 
+async def server_info(request: Request) -> Response:
+    """GET /info: what langgraph-api's own /info says (its version, LangGraph's, feature flags; no secret).
+
+    `http.disable_meta` keeps the engine's unauthenticated /metrics and /docs shut, and /info with
+    them; clients (Agent Chat UI, LangGraph Studio) read /info to tell that a server is there.
+    """
+    from langgraph_api.api.meta import meta_info  # noqa: PLC0415  (only inside the server)
+
+    return cast("Response", await meta_info(cast("Any", request)))
+
+
 async def app_without_slash(request: Request) -> RedirectResponse:
     """GET /app: on to /app/, where the app's relative asset paths resolve."""
     return RedirectResponse(str(request.url.replace(path=f"{request.url.path}/")))
 
 
 ROUTES += [
+    PublicRoute(Route("/info", server_info, methods=["GET"])),
     PublicRoute(Route("/app-config", app_config, methods=["GET"])),
     PublicRoute(Route("/.well-known/jwks.json", receipts.jwks, methods=["GET"])),
     PublicRoute(Route("/app", app_without_slash, methods=["GET"])),

@@ -65,6 +65,8 @@ MESSAGE_KEYS = frozenset({"role", "type", "content", "id", "name", "additional_k
 """Fields a client's message may carry (as `useStream` sends them); the extras must be empty."""
 EMPTY_FIELDS = ("additional_kwargs", "response_metadata")
 TEXT_BLOCK_KEYS = frozenset({"type", "text"})
+COMMAND_TAG = "Command"
+"""The `lg_name` LangGraph JS's `new Command({resume})` serialises with (and `goto: []`): the same command."""
 STRATEGIES = frozenset({"reject", "enqueue"})
 """Multitask strategies open to everyone; `interrupt` and `rollback` cancel other runs."""
 
@@ -76,8 +78,9 @@ class Admitted:
     resume: bool
     message_ids: list[str]
     """Ids the run's new messages carry: they may not name a message already in the thread."""
-    fork: str | None
-    """The checkpoint a supervisor's run starts from, if it names one."""
+    checkpoint: dict[str, Any]
+    """The checkpoint the run names (`checkpoint_id`, `checkpoint_ns`, `checkpoint_map`), if any: a fork
+    unless it is the thread's head (`fork_of`)."""
     rewrites: list[str]
     """What a supervisor's run changes beyond messages and a resume (audited)."""
 
@@ -100,10 +103,9 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
         resume, written = _command(command, supervisor=supervisor)
         rewrites += written
     thread_id = None if value.get("thread_id") is None else str(value["thread_id"])
-    _context(kwargs.get("context"), thread_id, supervisor=supervisor)
-    fork = _config(kwargs.get("config"), thread_id, supervisor=supervisor)
-    if fork:
-        rewrites.append(f"starts from checkpoint {fork}")
+    checkpoint = _one_checkpoint(
+        _context(kwargs.get("context"), thread_id), _config(kwargs.get("config"), thread_id)
+    )
     for key in ("interrupt_before", "interrupt_after"):
         if kwargs.get(key):
             _supervisor_only(supervisor, f"{key} (breakpoints)")
@@ -115,7 +117,26 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
     if strategy not in STRATEGIES:
         _supervisor_only(supervisor, f"multitask_strategy={strategy!r} (it cancels other runs)")
         rewrites.append(f"multitask_strategy={strategy}")
-    return Admitted(resume=resume, message_ids=_message_ids(kwargs), fork=fork, rewrites=rewrites)
+    return Admitted(resume=resume, message_ids=_message_ids(kwargs), checkpoint=checkpoint, rewrites=rewrites)
+
+
+def fork_of(named: Mapping[str, Any], head: str | None, *, supervisor: bool) -> str | None:
+    """The checkpoint a run starts from when that is not the thread's head (a fork), else None.
+
+    LangChain's `useStream` (Agent Chat UI) names the thread's current head checkpoint with every
+    submit, resumes included: the run starts there anyway, so that is no fork. Any other checkpoint,
+    a subgraph namespace or a checkpoint map is, and only a supervisor may start a run from it.
+
+    Raises:
+        ResumeRefused: 403 for anyone else.
+    """
+    checkpoint_id = named.get("checkpoint_id")
+    if (not checkpoint_id or str(checkpoint_id) == head) and not (
+        named.get("checkpoint_ns") or named.get("checkpoint_map")
+    ):
+        return None
+    _supervisor_only(supervisor, f"a run from another checkpoint ({', '.join(sorted(named))})")
+    return str(checkpoint_id) if checkpoint_id else None
 
 
 def _message_ids(kwargs: Mapping[str, Any]) -> list[str]:
@@ -263,7 +284,9 @@ def _text(text: str, where: str) -> None:
 def _command(command: object, *, supervisor: bool) -> tuple[bool, list[str]]:
     if not isinstance(command, dict):
         raise ResumeRefused(422, "command must be an object.")
-    given = {k: v for k, v in command.items() if v is not None}
+    given = {k: v for k, v in command.items() if v is not None and not (k == "goto" and v in ([], ""))}
+    if given.pop("lg_name", COMMAND_TAG) != COMMAND_TAG:
+        raise ResumeRefused(422, f'command.lg_name may only be "{COMMAND_TAG}" (as LangGraph JS sends it).')
     if not given:
         raise ResumeRefused(422, "A command needs a resume (the answer); this one is empty.")
     if unknown := sorted(set(given) - {"resume", "update", "goto"}):
@@ -286,18 +309,25 @@ def _command(command: object, *, supervisor: bool) -> tuple[bool, list[str]]:
     return "resume" in given, rewrites
 
 
-def _context(context: object, thread_id: str | None, *, supervisor: bool) -> None:
+def _one_checkpoint(in_context: dict[str, Any], in_config: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint keys a run names in its context and config, which must agree."""
+    if clash := sorted(k for k in in_context.keys() & in_config.keys() if in_context[k] != in_config[k]):
+        raise ResumeRefused(422, f"context and config name different {', '.join(clash)}; send one.")
+    return {**in_context, **in_config}
+
+
+def _context(context: object, thread_id: str | None) -> dict[str, Any]:
     """A run's context: the policy, or (when a run sends none) a copy of its `configurable`."""
     if context is None:
-        return
+        return {}
     if not isinstance(context, dict):
         raise ResumeRefused(422, "context must be an object.")
-    _configurable(context, "context", thread_id, supervisor=supervisor)
+    return _configurable(context, "context", thread_id)
 
 
-def _config(config: object, thread_id: str | None, *, supervisor: bool) -> str | None:
+def _config(config: object, thread_id: str | None) -> dict[str, Any]:
     if config is None:
-        return None
+        return {}
     if not isinstance(config, dict):
         raise ResumeRefused(422, "config must be an object.")
     if unknown := sorted(set(config) - CONFIG_KEYS):
@@ -308,14 +338,12 @@ def _config(config: object, thread_id: str | None, *, supervisor: bool) -> str |
     configurable = config.get("configurable") or {}
     if not isinstance(configurable, dict):
         raise ResumeRefused(422, "config.configurable must be an object.")
-    return _configurable(configurable, "config.configurable", thread_id, supervisor=supervisor)
+    return _configurable(configurable, "config.configurable", thread_id)
 
 
-def _configurable(
-    values: dict[str, Any], where: str, thread_id: str | None, *, supervisor: bool
-) -> str | None:
-    """Check `configurable` (or a context, which becomes it) key by key; the fork it names, if any."""
-    fork = None
+def _configurable(values: dict[str, Any], where: str, thread_id: str | None) -> dict[str, Any]:
+    """Check `configurable` (or a context, which becomes it) key by key; the checkpoint it names."""
+    named: dict[str, Any] = {}
     for key, value in values.items():
         name = str(key)
         if name in SERVER_CONFIGURABLE or name in CONTEXT_KEYS or "-" in name:
@@ -323,11 +351,9 @@ def _configurable(
         if name == "thread_id" and thread_id is not None and str(value) == thread_id:
             continue  # the streaming protocol names the run's own thread
         if name in FORK_KEYS:
-            _supervisor_only(supervisor, f"a run from another checkpoint ({name})")
-            if name == "checkpoint_id" and value:
-                fork = str(value)
+            named[name] = value
             continue
         raise ResumeRefused(
             422, f'{where} may not set {name}: a run may carry only context={{"policy": ...}}.'
         )
-    return fork
+    return named

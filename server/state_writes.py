@@ -5,20 +5,26 @@ with `supersteps` (a thread created with history) and `POST /threads/{id}/copy` 
 the original's pending approvals: a second chance to find a willing reviewer; supervisors only).
 The auth handlers see no values for the first two, so the allowlist that holds for runs
 (`server.run_admission`) is applied here, to the body: messages without tool calls, no
-gate-owned keys, supervisors only; each accepted write is audited.
+gate-owned keys, supervisors only; each accepted write is audited, and a pending approval it
+removes is recorded as withdrawn, with a signed receipt (`server.withdrawals`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 
+from langgraph_sdk import Auth, get_client
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
-from server import audit
-from server.resume_gate import ResumeRefused
+from server import audit, withdrawals
+from server.access import as_server, is_not_found
+from server.auth import token_of
+from server.client_errors import HeldAnswer, replaying
+from server.resume_gate import Pending, ResumeRefused
 from server.run_admission import check_state_write
 from server.users import TokenRefused, identify
 
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
 
     from server.users import User
 
+logger = logging.getLogger(__name__)
 STATE_ROUTE = re.compile(r"^/threads(/(?P<thread_id>[^/]+)/state)?/?$")
 COPY_ROUTE = re.compile(r"^/threads/[^/]+/copy/?$")
 
@@ -65,12 +72,17 @@ class StateWriteCheck:
             return
         if writes:
             await _audit(scope, match["thread_id"] or "new thread", writes)
-        replay = iter(chunks)
-
-        async def replayed() -> Message:
-            return next(replay, None) or await receive()
-
-        await self.app(scope, replayed, send)
+        user = await _user(scope)
+        if match["thread_id"] is None or user is None or user.role != "supervisor":
+            await self.app(scope, replaying(chunks, receive), send)
+            return
+        thread_id = match["thread_id"]
+        before = await _pending(thread_id)
+        answer = HeldAnswer(send)
+        await self.app(scope, replaying(chunks, receive), answer)
+        if before and 200 <= answer.status < 300:  # noqa: PLR2004  (the success range)
+            await withdrawals.record(thread_id, before, await _pending(thread_id), user, writes)
+        await answer.finish()
 
 
 def _check(writes: list[dict[str, Any]], *, supervisor: bool) -> None:
@@ -85,7 +97,7 @@ def _writes(body: bytes, *, creating: bool) -> list[dict[str, Any]]:
     """The state values a request writes: one update, or every update of a new thread's supersteps."""
     try:
         payload = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ResumeRefused(422, "The request body must be JSON.") from None
     if not isinstance(payload, dict):
         return []
@@ -112,11 +124,23 @@ def _values(values: object) -> dict[str, Any]:
 
 async def _user(scope: Scope) -> User | None:
     """The caller, from a `HITL_USERS` token or an OIDC JWT (`server.users.identify`); None if neither."""
-    token = (Headers(scope=scope).get("authorization") or "").partition(" ")[2].strip()
     try:
-        return await identify(token)
-    except TokenRefused:
+        token = token_of(Headers(scope=scope).get("authorization"), dict(scope.get("headers") or []))
+        return await identify(token or "")
+    except (TokenRefused, Auth.exceptions.HTTPException):  # the auth layers answer it (401)
         return None
+
+
+async def _pending(thread_id: str) -> list[Pending]:
+    """What waits on the thread now ([] for a thread the server cannot read: the API answers for it)."""
+    try:
+        with as_server():
+            state = await get_client().threads.get_state(thread_id)
+    except Exception as error:  # noqa: BLE001  (no state, no pending approval to lose)
+        if not is_not_found(error) and "422" not in str(error):
+            logger.warning("state write: could not read %s's pending approvals: %r", thread_id, error)
+        return []
+    return Pending.from_state(dict(state))
 
 
 async def _is_supervisor(scope: Scope) -> bool:

@@ -9,9 +9,12 @@ and only over loopback; outside dev mode they stop the server at start.
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, get_args
+
+from disarm import is_mixed_script, skeleton_key
 
 from hitl.settings import get_settings
 
@@ -23,6 +26,24 @@ ROLES: tuple[Role, ...] = get_args(Role)
 SYSTEM_ACTOR = "system"
 DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
 """Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""
+
+
+def canonical(name: str) -> str:
+    """A person's name in the one form names are compared in: Unicode NFKC, case-folded, stripped.
+
+    `Supervisor1`, `supervisor1 ` and full-width `supervisor` + U+FF11 are all `supervisor1`.
+    """
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def looks_like(name: str) -> str:
+    """What `name` looks like (TR39 skeleton, `disarm.skeleton_key`): Cyrillic dze (U+0455) reads as `s`."""
+    return skeleton_key(canonical(name))
+
+
+def confusable(name: str) -> bool:
+    """Whether `name` mixes writing systems (Latin `s` beside Cyrillic U+0455): a look-alike is refused."""
+    return is_mixed_script(canonical(name))
 
 
 class TokenRefused(Exception):  # noqa: N818  (a refusal, not a crash)
@@ -68,11 +89,18 @@ class UserDirectory:
             ValueError: naming the bad entry.
         """
         self._by_token: dict[str, User] = {}
+        seen: dict[str, str] = {}
         for raw in filter(None, (entry.strip() for entry in spec.split(","))):
             name, _, rest = raw.partition(":")
             role, _, token = rest.partition(":")
             if not (name and token) or role not in ROLES:
                 msg = f"HITL_USERS entry {raw.split(':')[0]!r} must be name:role:token with role in {ROLES}"
+                raise ValueError(msg)
+            if seen.setdefault(looks_like(name), name) != name or confusable(name):
+                msg = (
+                    f"HITL_USERS names {name!r}, which reads as {seen[looks_like(name)]!r} (or mixes "
+                    "scripts): give each person one name, written one way."
+                )
                 raise ValueError(msg)
             self._by_token[token] = User(identity=name, role=role)  # type: ignore[arg-type]
 
@@ -85,8 +113,14 @@ class UserDirectory:
         return list(self._by_token.values())
 
     def named(self, identity: str) -> User | None:
-        """The user called `identity`, if known."""
-        return next((u for u in self._by_token.values() if u.identity == identity), None)
+        """The user called `identity` (compared in `canonical` form), if known."""
+        wanted = canonical(identity)
+        return next((u for u in self._by_token.values() if canonical(u.identity) == wanted), None)
+
+    def resembled_by(self, identity: str) -> User | None:
+        """The user whose name `identity` looks like (same TR39 skeleton), if any."""
+        wanted = looks_like(identity)
+        return next((u for u in self._by_token.values() if looks_like(u.identity) == wanted), None)
 
 
 def is_dev_token(token: str) -> bool:
@@ -140,9 +174,12 @@ async def identify(token: str) -> User | None:
 
     Returns None for a token neither knows (or any token when OIDC is off and HITL_USERS lacks it).
 
+    An OIDC name is taken in `canonical` form (NFKC, case-folded, stripped), so its spellings
+    are one person; one that mixes scripts, or reads like a `HITL_USERS` name, is refused.
+
     Raises:
         TokenRefused: for a JWT the issuer did not sign, that expired, is for another audience,
-            maps to no role, or names a user that HITL_USERS already lists.
+            maps to no role, or names (or looks like) a user that HITL_USERS already lists.
     """
     from server import oidc  # noqa: PLC0415  (server.oidc builds on this module's User)
 
@@ -151,10 +188,13 @@ async def identify(token: str) -> User | None:
     if static is not None or verifier is None or not oidc.looks_like_jwt(token):
         return static
     user = await verifier.verify(token)
-    if directory().named(user.identity) is not None:
+    if confusable(user.identity):
+        msg = f"The identity provider names you {user.identity!r}, which mixes writing systems."
+        raise TokenRefused(msg)
+    if (static := directory().resembled_by(user.identity)) is not None:
         msg = (
-            f"The identity provider names you {user.identity!r}, a name HITL_USERS gives to a static "
-            "user; names from the provider and from HITL_USERS must differ."
+            f"The identity provider names you {user.identity!r}, which reads as {static.identity!r}, a name "
+            "HITL_USERS gives to a static user; names from the provider and from HITL_USERS must differ."
         )
         raise TokenRefused(msg)
     return user

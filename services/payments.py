@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services.database import orders, refunds
 from services.errors import BusinessRuleError
+from services.money import checked_amount
 from services.orders import not_found
 
 if TYPE_CHECKING:
@@ -43,21 +44,24 @@ class Payments:
         `owner`: refund only an order of this customer (None: any order).
 
         Raises:
-            BusinessRuleError: the order is unknown (or not `owner`'s), the amount is not
-                positive or exceeds what was paid, or the order was already refunded by another call.
+            BusinessRuleError: the order is unknown (or not `owner`'s), the amount is not money
+                (`services.money`) or exceeds what was paid, or the order was already refunded by
+                another call.
         """
         with self._engine.begin() as conn:
             if (done := _by_tool_call(conn, tool_call_id)) is not None:
                 return done
+            try:
+                amount = checked_amount(amount)
+            except ValueError as error:
+                msg = f"A refund's {error}."
+                raise BusinessRuleError(msg) from None
             query = select(orders).where(orders.c.order_id == order_id)
             if owner is not None:
                 query = query.where(orders.c.owner == owner)
             order = conn.execute(query).mappings().first()
             if order is None:
                 raise not_found(order_id, owner)
-            if amount <= 0:
-                msg = f"A refund must be positive (got {amount:g})."
-                raise BusinessRuleError(msg)
             if amount > order["amount"]:
                 msg = f"Order {order_id} was paid {order['amount']:g}; a refund of {amount:g} exceeds it."
                 raise BusinessRuleError(msg)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agents.travel_policy import booking_agent_policy
 from hitl.deep_agent import SubagentSpec
-from hitl.policies.travel import booking_agent_policy
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool

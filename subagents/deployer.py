@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from agents.ops_policy import deployer_policy
 from hitl.deep_agent import SubagentSpec
-from hitl.policies.ops import deployer_policy
 from tools.approval import build_approval_tool
 
 NAME = "deployer"

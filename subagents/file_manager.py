@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agents.ops_policy import file_manager_policy
 from hitl.deep_agent import SubagentSpec
-from hitl.policies.ops import file_manager_policy
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agents.support_policy import refund_specialist_policy
 from hitl.deep_agent import SubagentSpec
-from hitl.policies.support import refund_specialist_policy
 
 if TYPE_CHECKING:
     from collections.abc import Callable

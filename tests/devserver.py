@@ -68,7 +68,7 @@ def start_dev_server(
         **os.environ,
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "DATA_DIR": str(data),
+        "DATA_DIR": "data",  # relative, as .env.example has it: `workdir / "data"`, the server's cwd
         "MODEL": "scripted",
         "HITL_USERS": f"{dev_users()},{TEST_USERS}",
         "HITL_DEV_MODE": "true",  # the dev-* tokens of .env.example work only in dev mode

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from pydantic import BaseModel, Field
 
+from services.money import Money  # noqa: TC001  (pydantic reads the field's type at run time)
 from tools.owners import records_owner
 from tools.results import as_json, refusals_as_tool_errors
 
@@ -34,7 +35,7 @@ class RefundRequest(BaseModel):
     """Arguments of `issue_refund`."""
 
     order_id: str = Field(description="Order id, e.g. A1024.")
-    amount: float = Field(gt=0, description="Amount to refund, at most what was paid.")
+    amount: Money = Field(description="Amount to refund, in cents (two decimals at most), at most paid.")
     reason: str = Field(description="Why the customer gets the refund.")
     tool_call_id: Annotated[str, InjectedToolCallId]
 

@@ -1,5 +1,11 @@
-"""The offline scripted chat model and the requests it understands.
+"""The offline scripted chat model, and how an agent tells it what to do: `Script`, `Rule`, `Call`.
 
-Deterministic and network-free, so every agent runs in tests and demos without a key.
-`endpoint` serves the same decisions over OpenAI's chat-completions protocol, for the real-model path.
+Deterministic and network-free, so every agent runs in tests and demos without a key (README,
+"Your own agent in five minutes"). `endpoint` serves the same decisions over OpenAI's
+chat-completions protocol, for the real-model path.
 """
+
+from hitl.scripted.rules import Rule, Script
+from hitl.scripted.script import Call
+
+__all__ = ["Call", "Rule", "Script"]

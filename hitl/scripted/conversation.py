@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from hitl.scripted.wording import plain
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from langchain_core.messages import BaseMessage
 
@@ -48,9 +48,16 @@ class Conversation:
     results: tuple[ToolResult, ...]
     tools: frozenset[str] = field(default_factory=frozenset)
     earlier: tuple[ToolResult, ...] = ()
+    schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The JSON schema of each tool's arguments, where the model was told it."""
 
     @classmethod
-    def of(cls, messages: Sequence[BaseMessage], tools: frozenset[str]) -> Conversation:
+    def of(
+        cls,
+        messages: Sequence[BaseMessage],
+        tools: frozenset[str],
+        schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Conversation:
         """Read a message list as the model receives it."""
         start = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
         request = plain(_text(messages[start])) if start >= 0 else ""
@@ -59,6 +66,7 @@ class Conversation:
             results=_results(messages[start + 1 :]),
             tools=tools,
             earlier=_results(messages[: max(start, 0)]),
+            schemas=schemas or {},
         )
 
     def last(self, tool: str) -> ToolResult | None:

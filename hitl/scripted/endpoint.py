@@ -25,9 +25,11 @@ from starlette.routing import Route
 from hitl.scripted.wire import WireRequestError, answer, chunks, completion
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Sequence
 
     from starlette.requests import Request
+
+    from hitl.scripted.script import ScriptFn
 
 Fault = Literal["rate_limit", "server_error", "timeout", "malformed_arguments"]
 FAULTS: tuple[str, ...] = get_args(Fault)
@@ -57,9 +59,12 @@ class FaultBoard:
         return {"armed": list(self.armed), "served": dict(self.served), "stall_seconds": self.stall_seconds}
 
 
-def make_app(board: FaultBoard | None = None) -> Starlette:
-    """The endpoint as an ASGI app; `board` holds its faults (a new one when None)."""
-    provider = ScriptedProvider(board or FaultBoard())
+def make_app(board: FaultBoard | None = None, scripts: Sequence[ScriptFn] | None = None) -> Starlette:
+    """The endpoint as an ASGI app; `board` holds its faults (a new one when None).
+
+    It answers with `scripts` (None: every script the agents built in this process declared).
+    """
+    provider = ScriptedProvider(board or FaultBoard(), None if scripts is None else tuple(scripts))
     return Starlette(
         routes=[
             Route("/v1/models", provider.models, methods=["GET"]),
@@ -76,6 +81,7 @@ class ScriptedProvider:
     """The endpoint's routes over one fault board."""
 
     faults: FaultBoard
+    scripts: tuple[ScriptFn, ...] | None = None
 
     async def models(self, _: Request) -> Response:
         """`GET /v1/models`: the one model there is."""
@@ -100,7 +106,7 @@ class ScriptedProvider:
         if fault == "timeout":
             await asyncio.sleep(self.faults.stall_seconds)
         try:
-            reply = answer(body)
+            reply = answer(body, self.scripts)
         except WireRequestError as error:
             return _error(400, "invalid_request_error", str(error))
         if fault == "malformed_arguments":
@@ -153,7 +159,7 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 
 def serve(port: int, host: str = "127.0.0.1") -> None:
-    """Serve the endpoint until interrupted."""
+    """Serve the endpoint until interrupted, with the scripts declared so far (`hitl.served.load_graphs`)."""
     import uvicorn  # noqa: PLC0415  (only needed to serve)
 
     uvicorn.run(make_app(), host=host, port=port, log_level="warning")

@@ -18,5 +18,6 @@ class Call:
 
 
 Reply = str | list[Call]
-Script = Callable[[Conversation], Reply | None]
-"""A script answers a conversation it understands and returns None for one it does not."""
+ScriptFn = Callable[[Conversation], Reply | None]
+"""A script answers a conversation it understands and returns None for one it does not
+(`hitl.scripted.rules.Script` is one, built from rules)."""

@@ -20,7 +20,9 @@ from hitl.scripted.conversation import Conversation
 from hitl.scripted.model import scripted_reply
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
+
+    from hitl.scripted.script import ScriptFn
 
 ARGUMENT_PIECE = 7
 """Characters of tool-call arguments per streamed delta: every call arrives in several pieces."""
@@ -59,8 +61,8 @@ class WireAnswer:
         return WireAnswer(self.model, self.text, calls, self.prompt_tokens)
 
 
-def answer(body: object) -> WireAnswer:
-    """What the scripted model says to a chat-completions request body.
+def answer(body: object, scripts: Sequence[ScriptFn] | None = None) -> WireAnswer:
+    """What the scripted model says to a chat-completions request body (with `scripts`, as `scripted_reply`).
 
     Raises:
         WireRequestError: when the body is not a chat-completions request.
@@ -72,8 +74,8 @@ def answer(body: object) -> WireAnswer:
     except (ValueError, TypeError, KeyError) as error:
         msg = f"'messages' cannot be read: {error}"
         raise WireRequestError(msg) from error
-    tools = frozenset(_tool_names(body.get("tools") or []))
-    reply = scripted_reply(Conversation.of(messages, tools))
+    schemas = dict(_tool_schemas(body.get("tools") or []))
+    reply = scripted_reply(Conversation.of(messages, frozenset(schemas), schemas), scripts)
     model = str(body.get("model") or "scripted")
     prompt_tokens = sum(len(str(m.content).split()) for m in messages)
     if isinstance(reply, str):
@@ -115,7 +117,8 @@ def _is_json(text: object) -> bool:
     return True
 
 
-def _tool_names(tools: object) -> Iterator[str]:
+def _tool_schemas(tools: object) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, JSON schema of the arguments) of each tool the request offers."""
     if not isinstance(tools, list):
         raise WireRequestError("'tools' must be a list")
     for tool in tools:
@@ -123,7 +126,8 @@ def _tool_names(tools: object) -> Iterator[str]:
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             msg = f"each tool needs function.name (got {tool!r})"
             raise WireRequestError(msg)
-        yield function["name"]
+        parameters = function.get("parameters")
+        yield function["name"], parameters if isinstance(parameters, dict) else {}
 
 
 def completion(reply: WireAnswer) -> dict[str, Any]:

@@ -4,14 +4,17 @@ Slack sends no bearer token, so the request is taken only with Slack's signature
 (`server.channels.slack_signature`). The Slack member is mapped to a HITL user
 (`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
 goes through `server.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
-receipts), then the server creates the run with the config that admission wrote. Refusals change
-nothing and are audited; the message is then updated through the press's `response_url`.
+receipts), then the server creates the run with the config that admission wrote. Refusals of
+signed presses change nothing and are audited; requests that fail the signature check are only
+counted (`UnverifiedRequests`). The message is then updated through the press's `response_url`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -22,23 +25,25 @@ from starlette.responses import JSONResponse, Response
 
 from hitl.contracts import AuditRecord
 from hitl.settings import get_settings
-from server import audit, records
+from server import audit, metrics, records
 from server.access import as_server, is_not_found
 from server.auth import admit_run_as
 from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT
-from server.channels.slack_signature import Verdict, verify
+from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.pending_index import INDEX
 from server.resume_gate import Pending
 from server.users import User, directory
 from server.watcher import expiry_answer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from starlette.requests import Request
 
 logger = logging.getLogger(__name__)
 CHANNEL_TRAIL = "slack-channel"
-"""The audit trail of requests that name no thread one can trust (forged, unreadable)."""
+"""The audit trail of signed requests that name no thread (unreadable presses, threads gone)."""
 REFUSED_STATUS = {Verdict.FORGED: 401, Verdict.STALE: 401, Verdict.REPLAYED: 409}
 
 
@@ -70,7 +75,7 @@ class Press:
                 response_url=str(payload.get("response_url") or ""),
                 message=payload.get("message") if isinstance(payload.get("message"), dict) else None,
             )
-        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError):
+        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError, RecursionError):
             return None
         return press if press.decision in {APPROVE, REJECT} else None
 
@@ -103,10 +108,12 @@ async def slack_actions(request: Request) -> Response:
         return JSONResponse({"detail": "Slack approvals are off: HITL_SLACK_SIGNING_SECRET is not set."}, 404)
     body = await request.body()
     verdict = await verify(secret, request.headers, body)
-    press = Press.read(body)
     if verdict is not Verdict.ACCEPTED:
-        await _refused_request(verdict, press, body)
+        UNVERIFIED.refused(verdict)
+        if verdict is not Verdict.FORGED and await first_refusal(request.headers):
+            await _refused_signed(verdict, Press.read(body))
         return JSONResponse({"detail": f"Refused: {verdict.value}."}, REFUSED_STATUS[verdict])
+    press = Press.read(body)
     if press is None:
         await _write(
             _record(CHANNEL_TRAIL, "", "unreadable", "a signed request that is no Approve or Reject press")
@@ -235,22 +242,49 @@ async def _why_not_pending(press: Press) -> str:
     return f"already answered: {last.get('decision')} by {last.get('reviewer')}"
 
 
-async def _refused_request(verdict: Verdict, press: Press | None, body: bytes) -> None:
-    """Audit a refused request: in its thread's trail if Slack signed it, else in the channel's.
-
-    What an unsigned request claims (thread, member) is kept as its message, never trusted.
-    """
-    if verdict is Verdict.FORGED or press is None:
-        claim = (
-            f"unverified: {press.decision} on thread {press.thread_id} by Slack member {press.slack_user}"
-            if press
-            else f"unreadable request of {len(body)} bytes"
+async def _refused_signed(verdict: Verdict, press: Press | None) -> None:
+    """Audit the first refusal of a signed but stale or replayed press, in its thread's trail."""
+    if press is None:
+        await _write(
+            _record(CHANNEL_TRAIL, "", "unverified", verdict.value, detail="an unreadable signed request")
         )
-        await _write(_record(CHANNEL_TRAIL, "", "unverified", verdict.value, detail=claim))
         return
     user = hitl_user(press.slack_user)
     who = user.identity if user else f"slack:{press.slack_user}"
     await _write(_record(press.thread_id, press.interrupt_id, who, verdict.value, press, user=user))
+
+
+class UnverifiedRequests:
+    """Requests refused before being read (forged, stale, replayed): counted, logged at most once a minute.
+
+    Anyone who can reach the route can send forged ones, so none is written to the audit trail
+    (300 of them wrote 300 records): the metric `hitl_slack_unverified_requests` counts each,
+    and the log says how many came in each minute that had some. A stale or replayed press
+    carries a real signature: its first refusal is audited (`first_refusal`), its repeats only
+    counted. Refusals of fresh signed presses (an unmapped member, the gate) are audited.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        """Count with `clock` (monotonic seconds)."""
+        self.clock = clock
+        self.since_logged: Counter[str] = Counter()
+        self.logged_at: float | None = None
+
+    def refused(self, verdict: Verdict) -> None:
+        """Count one refused request; log the counts if the last line is a minute old."""
+        reason = verdict.name.lower()
+        metrics.SLACK_UNVERIFIED.labels(reason=reason).inc()
+        self.since_logged[reason] += 1
+        now = self.clock()
+        if self.logged_at is None or now - self.logged_at >= LOG_INTERVAL_SECONDS:
+            counts = ", ".join(f"{n} {r}" for r, n in sorted(self.since_logged.items()))
+            logger.warning("slack: refused unverified requests to %s: %s", "/channels/slack/actions", counts)
+            self.since_logged.clear()
+            self.logged_at = now
+
+
+LOG_INTERVAL_SECONDS = 60.0
+UNVERIFIED = UnverifiedRequests()
 
 
 def _record(  # noqa: PLR0913  (where, who, why, and what was pressed)

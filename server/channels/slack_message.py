@@ -2,7 +2,9 @@
 
 Pure: built from the inbox rows of one interrupt (`server.pending_index.rows_of`). The buttons
 carry only which thread and interrupt they answer; who pressed and whether they may decide is
-the server's to find out when the press arrives (`server.channels.slack`).
+the server's to find out when the press arrives (`server.channels.slack`). Everything put into
+mrkdwn that a model, a tool call or a person wrote is escaped for it (`mrkdwn`, `code_block`):
+args cannot ping a channel, hide a link or leave their code block.
 """
 
 from __future__ import annotations
@@ -25,6 +27,21 @@ DECIDERS = {
     "supervisor": "a supervisor",
     "owner": "the person who asked (the thread's owner)",
 }
+
+
+CODE_FENCE = "`"
+FENCE_STAND_IN = "\u02cb"
+"""MODIFIER LETTER GRAVE ACCENT (U+02CB): looks like a backtick in args, but closes no code block."""
+
+
+def mrkdwn(text: object) -> str:
+    """`text` as Slack mrkdwn shows it literally: `&`, `<` and `>` escaped, so no mention or link forms."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def code_block(text: object) -> str:
+    """`text` in a code block it cannot leave: escaped, each backtick a look-alike that fences nothing."""
+    return f"```{mrkdwn(text).replace(CODE_FENCE, FENCE_STAND_IN)}```"
 
 
 def thread_link(public_url: str, thread_id: str) -> str:
@@ -87,10 +104,10 @@ def pause_message(
         {
             "type": "section",
             "fields": [
-                _markdown(f"*Asked by*\n{asker}"),
-                _markdown(f"*For*\n{first.get('owner') or 'unknown'}"),
-                _markdown(f"*Who must decide*\n{who_decides(first)}"),
-                _markdown(f"*Deadline*\n{first.get('deadline') or 'none'}"),
+                _markdown(f"*Asked by*\n{mrkdwn(asker)}"),
+                _markdown(f"*For*\n{mrkdwn(first.get('owner') or 'unknown')}"),
+                _markdown(f"*Who must decide*\n{mrkdwn(who_decides(first))}"),
+                _markdown(f"*Deadline*\n{mrkdwn(first.get('deadline') or 'none')}"),
             ],
         },
     ]
@@ -98,8 +115,8 @@ def pause_message(
         args = json.dumps(row.get("args") or {}, indent=1, ensure_ascii=False, default=str)
         if len(args) > MAX_ARGS_CHARS:
             args = f"{args[:MAX_ARGS_CHARS]}\n… (cut: see the web app)"
-        text = f"*{row.get('tool')}*: {row.get('description') or ''}".strip()
-        blocks.append({"type": "section", "text": _markdown(f"{text[:400]}\n```{args}```")})
+        text = f"*{mrkdwn(row.get('tool'))}*: {mrkdwn(str(row.get('description') or '')[:400])}".strip()
+        blocks.append({"type": "section", "text": _markdown(f"{text}\n{code_block(args)}")})
     approve, reject = decisions_offered(pending)
     value = button_value(thread_id, pending.id)
     buttons: list[dict[str, Any]] = []
@@ -122,7 +139,7 @@ def pause_message(
     blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": buttons})
     if not (approve or reject):
         blocks.append({"type": "context", "elements": [_markdown("Answer this one in the web app.")]})
-    return {"text": f"{title} ({thread_id})", "blocks": blocks}
+    return {"text": mrkdwn(f"{title} ({thread_id})"), "blocks": blocks}
 
 
 def outcome_message(original: dict[str, Any] | None, line: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from hitl.settings import get_settings
 from server.channels import delivery
-from server.channels.slack_message import REJECT, outcome_message
+from server.channels.slack_message import REJECT, mrkdwn, outcome_message
 
 if TYPE_CHECKING:
     from server.channels.slack import Press
@@ -27,15 +27,15 @@ SLACK_ORIGIN = ("https", "hooks.slack.com")
 def decided(press: Press, user: User, reason: str) -> None:
     """Replace the message: who decided what (and the reason of a rejection)."""
     if press.decision == REJECT:
-        line = f":x: *Rejected* by {user.identity} in Slack. Reason: {reason}"
+        line = f":x: *Rejected* by {mrkdwn(user.identity)} in Slack. Reason: {mrkdwn(reason)}"
     else:
-        line = f":white_check_mark: *Approved* by {user.identity} in Slack."
+        line = f":white_check_mark: *Approved* by {mrkdwn(user.identity)} in Slack."
     _send(press, outcome_message(press.message, line))
 
 
 def closed(press: Press, why: str) -> None:
     """Replace the message: this approval waits no more (answered elsewhere, or expired)."""
-    _send(press, outcome_message(press.message, f":lock: Nothing changed: {why}."))
+    _send(press, outcome_message(press.message, f":lock: Nothing changed: {mrkdwn(why)}."))
 
 
 def refused(press: Press, why: str) -> None:
@@ -45,7 +45,7 @@ def refused(press: Press, why: str) -> None:
         {
             "response_type": "ephemeral",
             "replace_original": False,
-            "text": f":no_entry: Nothing changed: {why}",
+            "text": f":no_entry: Nothing changed: {mrkdwn(why)}",
         },
     )
 

@@ -81,6 +81,16 @@ async def verify(
     return Verdict.ACCEPTED if first else Verdict.REPLAYED
 
 
+async def first_refusal(headers: Mapping[str, str], *, engine: Engine | None = None) -> bool:
+    """Whether this is the first refusal of a signed request's signature (a row in the shared database).
+
+    A stale or replayed request carries a real signature, so its refusal is audited, but once:
+    resending one captured request a thousand times adds one record, not a thousand.
+    """
+    key = "slack-refusal:" + hashlib.sha256(headers.get("x-slack-signature", "").encode()).hexdigest()
+    return await asyncio.to_thread(_first_use, key, time.time(), engine)
+
+
 def _first_use(key: str, now: float, engine: Engine | None) -> bool:
     """Insert `key`; False when it is there already (accepted before, by any replica)."""
     engine = engine or shared_db.engine()

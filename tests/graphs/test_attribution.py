@@ -7,7 +7,7 @@ import uuid
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 
-from hitl.scripted import phrases
+from agents.offline import DEMO, phrases
 from hitl.scripted.model import ScriptedChatModel
 from tools.approval import build_approval_tool
 from tools.asking import asking_agent
@@ -16,7 +16,7 @@ from tools.asking import asking_agent
 def test_the_asking_agent_comes_from_the_run_not_from_the_tool():
     """lc_agent_name: request_approval built with a fallback name reports the agent that runs it."""
     agent = create_agent(
-        ScriptedChatModel(),
+        ScriptedChatModel(scripts=DEMO),
         tools=[build_approval_tool(default_agent="fallback")],
         name="release_bot",
         checkpointer=InMemorySaver(),

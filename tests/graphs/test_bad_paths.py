@@ -6,11 +6,18 @@ through the `ops` agent's Deep Agents file tools over the workspace.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
-from hitl.scripted import model as scripted_model
+from agents import ops
+from agents.offline import OPS
+from hitl.scripted.model import ScriptedChatModel
 from hitl.scripted.script import Call
+from hitl.settings import Settings
+from tests.graphs.conftest import Conversation
 
 NUL_REQUEST = "Poke the workspace with NUL paths"
 UNGATED_CALLS = [
@@ -31,13 +38,20 @@ def nul_script(chat):
 
 
 @pytest.fixture
-def nul_paths(monkeypatch):
-    monkeypatch.setattr(scripted_model, "SCRIPTS", (nul_script, *scripted_model.SCRIPTS))
+def nul_paths(services, workspace):
+    """The ops agent, whose scripted model also knows `nul_script`."""
+    graph = ops.make_graph(
+        model=ScriptedChatModel(scripts=(nul_script, OPS)),
+        checkpointer=InMemorySaver(),
+        services=services,
+        settings=Settings(workspace_dir=workspace),
+    )
+    return lambda: Conversation(graph, str(uuid.uuid4()))
 
 
-def test_nul_bytes_in_paths_come_back_as_tool_errors(nul_paths, ops_agent, workspace):
+def test_nul_bytes_in_paths_come_back_as_tool_errors(nul_paths, workspace):
     """read_file, ls, glob, grep and an approved write_file: each says 'path must not contain a NUL byte'."""
-    chat = ops_agent()
+    chat = nul_paths()
     (pending,) = chat.say(NUL_REQUEST).interrupts
     assert pending.value["name"] == "write_file"
 

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from langgraph.types import Command, Send
 from sqlalchemy.exc import OperationalError
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from hitl.trusted_state import CLEARANCES_KEY
 from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for
 

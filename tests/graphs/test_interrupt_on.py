@@ -20,11 +20,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import ValidationError
 
 import hitl
+from agents.offline import DEMO, phrases
 from hitl.deadlines import Deadline
 from hitl.gate import ApprovalGate
 from hitl.interrupt_on import ACCEPTED_KEYS, STOCK_KEYS
 from hitl.policy import ToolGate
-from hitl.scripted import phrases
 from hitl.scripted.model import ScriptedChatModel
 from tests.graphs.conftest import Conversation
 from tests.graphs.test_policy_matrix import agents_in
@@ -61,7 +61,7 @@ def stock_project(services: Any, **changes: Any) -> Any:
         "checkpointer": InMemorySaver(),
         "name": "shop",
     }
-    return hitl.create_deep_agent(ScriptedChatModel(), tools, **(options | changes))
+    return hitl.create_deep_agent(ScriptedChatModel(scripts=DEMO), tools, **(options | changes))
 
 
 def chat(graph: Any) -> Conversation:

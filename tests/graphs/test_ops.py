@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from pydantic import ValidationError
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from services.database import DEMO_ORDERS
 
 APPROVE = {"type": "approve"}

@@ -14,9 +14,9 @@ import pytest
 from langchain_core.runnables import RunnableLambda
 from langgraph.types import Command
 
-from hitl.policies.support import describe_refund
-from hitl.policies.travel import describe_cancellation
-from hitl.scripted import phrases
+from agents.offline import phrases
+from agents.support_policy import describe_refund
+from agents.travel_policy import describe_cancellation
 from services.database import DEMO_ORDERS
 from services.workspace import Workspace
 from tests.conftest import add_order

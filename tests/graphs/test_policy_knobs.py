@@ -6,8 +6,8 @@ import pytest
 from langgraph.types import Command
 from pydantic import ValidationError
 
+from agents.offline import phrases
 from hitl.overrides import OverrideError
-from hitl.scripted import phrases
 from hitl.trusted_state import seal_allowance
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from langgraph.types import Command
 
+from agents.offline import phrases
 from hitl import quorum
 from hitl.policy import ToolGate
-from hitl.scripted import phrases
 
 APPROVE = {"decisions": [{"type": "approve"}]}
 

@@ -13,10 +13,10 @@ from typing import Any
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from agents.offline import phrases
 from hitl import audit_chain
 from hitl.receipt_check import RECEIPTS_KEY
 from hitl.receipt_keys import keyring, load
-from hitl.scripted import phrases
 from hitl.settings import Settings
 from hitl.signed_receipts import sign
 from hitl.verification import Evidence, verify

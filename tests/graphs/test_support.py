@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 
 
 def only_interrupt(result):

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 
 BUSINESS_WITH_INSURANCE = {"decision": "approve", "seat_class": "business", "insurance": True}
 

@@ -93,7 +93,7 @@ async def inbox_threads(client: httpx.AsyncClient) -> set[str]:
 
 async def pause_refund(client: httpx.AsyncClient, order_id: str) -> tuple[str, str]:
     """As `client` (a requester), ask for a full refund of `order_id`; the thread and its interrupt id."""
-    from hitl.scripted import phrases  # noqa: PLC0415
+    from agents.offline import phrases  # noqa: PLC0415
 
     thread_id = (await client.post("/threads", json={})).raise_for_status().json()["thread_id"]
     body = {

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from hypothesis import strategies as st
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.security.outcomes import FORGED, Ledger, headers, workspace
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import REFUSED_OR_BUSY, human, refusal_of, refused_with
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import REFUSED, refused_with, workspace
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 

@@ -16,7 +16,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import add_owned_order, human, refusal_of, refused_with, workspace
 from tests.server.helpers import only_pending, start
 
@@ -86,11 +86,12 @@ async def test_deleting_another_users_thread_says_nothing_about_its_approvals(cl
     assert (await requester.threads.get(idle))["thread_id"] == idle
 
 
-@pytest.mark.parametrize("path", ["/metrics", "/docs", "/openapi.json", "/info", "/internal/truncate"])
+@pytest.mark.parametrize("path", ["/metrics", "/docs", "/openapi.json", "/internal/truncate"])
 async def test_the_apis_own_pages_need_a_token(http_as, path):
     """no token: the API's own pages answer 401 or 404, in dev mode too (the session's server).
 
-    Outside dev mode, /app-config carrying no secret: tests/server/test_edges_dev_mode.py.
+    Outside dev mode, /app-config carrying no secret: tests/server/test_edges_dev_mode.py. /info is
+    public, as langgraph-api's is, and tells no secret: tests/server/test_auth.py.
     """
     answer = await http_as(None).get(path)
     assert answer.status_code in {401, 404}, f"{path} → {answer.status_code} {answer.text[:200]}"

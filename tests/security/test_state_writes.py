@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.security.outcomes import (
     REFUSED,
     REFUSED_OR_BUSY,

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from hypothesis import strategies as st
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from services.orders import Order
 from tests.conftest import add_order
 from tests.devserver import DEV_TOKENS

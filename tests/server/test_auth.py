@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
+from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 
 pytestmark = pytest.mark.server
@@ -100,7 +101,7 @@ async def test_the_owner_cannot_rewrite_the_pending_call(
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     with refused(403, "Only a supervisor may write"):
         await requester.threads.update_state(thread_id, {"messages": []})
-    with refused(409, "waiting for 1 approval"):
+    with refused(409, "An approval waits on this thread: issue_refund"):
         await requester.runs.wait(
             thread_id, "support", input={"messages": [{"role": "user", "content": "hi"}]}
         )
@@ -185,3 +186,18 @@ async def test_audit_is_not_readable_by_other_requesters(requester, client_as, s
     thread_id, _ = await start(requester, phrases.refund_in_full(server_order(300)))
     with refused(404):
         await client_as("requester2").http.get(f"/audit/{thread_id}")
+
+
+@pytest.mark.parametrize("user", [None, "requester1", "reviewer1", "supervisor1"])
+def test_info_answers_as_langgraph_api_does_and_tells_no_secret(server, user):
+    """GET /info: the same versions and flags for anyone (clients check it); no token or setting in it."""
+    headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
+    answer = httpx.get(f"{server.url}/info", headers=headers, timeout=10)
+    assert answer.status_code == 200
+    info = answer.json()
+    assert set(info) == {"version", "langgraph_py_version", "flags", "host"}
+    assert info["flags"]["assistants"] is True
+    text = answer.text
+    assert not any(token in text for token in TOKENS.values())
+    assert "dev-" not in text
+    assert httpx.post(f"{server.url}/info", headers=headers, timeout=10).status_code in {401, 404, 405}

@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.server.helpers import start

@@ -16,7 +16,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign
@@ -269,14 +269,15 @@ async def test_a_press_on_a_deleted_thread_changes_nothing(as_user, slack_server
 
 
 async def test_a_replayed_press_is_refused(as_user, slack_server, slack):
-    """replay: the same signed request sent twice: 409 the second time, one refund, the replay audited."""
+    """replay: one signed request sent 4 times: 409 after the first, one refund, the replay audited once."""
     requester = as_user("requester1")
     order_id = add_order(slack_server.services, 300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     body, headers, _path = slack.press(await posted(slack, thread_id), "approve", "USUP1")
     assert (await send(slack_server, body, headers)).status_code == 200
     await settled(requester, thread_id)
-    assert (await send(slack_server, body, headers)).status_code == 409
+    for _ in range(3):  # a captured request sent again and again is audited once
+        assert (await send(slack_server, body, headers)).status_code == 409
     assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
     records = await trail(requester, thread_id)
     assert [(r["reviewer"], r["decision"]) for r in records] == [
@@ -301,12 +302,20 @@ async def test_a_stale_press_is_refused(as_user, slack_server, slack):
     assert "minutes old" in record["refusal"]
 
 
+async def unverified(client, reason: str) -> float:
+    """The server's count of refused unverified Slack requests for `reason` (GET /hitl/metrics)."""
+    text = (await client.http.client.get("/hitl/metrics")).text
+    line = f'hitl_slack_unverified_requests_total{{reason="{reason}"}} '
+    return sum(float(row.removeprefix(line)) for row in text.splitlines() if row.startswith(line))
+
+
 async def test_a_forged_signature_is_refused(as_user, slack_server, slack):
-    """forged: another secret, and no signature: 401, nothing changes, the channel's trail has both."""
+    """forged: another secret, and no signature: 401, nothing changes, counted, not audited anywhere."""
     requester, supervisor = as_user("requester1"), as_user("supervisor1")
     order_id = add_order(slack_server.services, 300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     message = await posted(slack, thread_id)
+    before = await unverified(supervisor, "forged")
     body, headers, _path = slack.press(message, "approve", "USUP1", secret="not-the-secret")  # noqa: S106
     assert (await send(slack_server, body, headers)).status_code == 401
     unsigned = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -315,11 +324,57 @@ async def test_a_forged_signature_is_refused(as_user, slack_server, slack):
     assert slack_server.services.payments.refunds_for(order_id) == []
     assert await trail(requester, thread_id) == []
     channel = (await supervisor.http.get("/channels/slack/audit"))["records"]
-    forged = [r for r in channel if thread_id in r["message"]]
-    assert len(forged) == 2
-    assert all(r["outcome"] == "refused" and "signature" in r["refusal"] for r in forged)
+    assert [r for r in channel if thread_id in r["message"]] == []
+    assert await unverified(supervisor, "forged") == before + 2
     with pytest.raises(httpx.HTTPStatusError):
         await as_user("reviewer1").http.get("/channels/slack/audit")
+
+
+async def test_300_unsigned_presses_add_no_audit_record(as_user, slack_server, slack):
+    """flood: 300 unsigned or badly signed presses (deep, broken): all 401, 0 audit records, 300 counted."""
+    requester, supervisor = as_user("requester1"), as_user("supervisor1")
+    order_id = add_order(slack_server.services, 300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    body, headers, _path = slack.press(await posted(slack, thread_id), "approve", "USUP1")
+    channel_before = len((await supervisor.http.get("/channels/slack/audit"))["records"])
+    before = await unverified(supervisor, "forged")
+    bodies = [body, b"payload=" + b"%5B" * 50_000, b"payload=%7B%22a%22", b"\xff\xfe", b""]
+    forged = {**headers, "X-Slack-Signature": "v0=" + "0" * 64}
+    async with httpx.AsyncClient(base_url=slack_server.url, timeout=60) as http:
+        statuses = await asyncio.gather(
+            *(
+                http.post(
+                    "/channels/slack/actions",
+                    content=bodies[i % len(bodies)],
+                    headers=forged if i % 2 else {},
+                )
+                for i in range(300)
+            )
+        )
+    assert {r.status_code for r in statuses} == {401}
+    assert (await supervisor.http.client.get("/ok")).status_code == 200
+    assert await unverified(supervisor, "forged") == before + 300
+    assert len((await supervisor.http.get("/channels/slack/audit"))["records"]) == channel_before
+    assert await trail(requester, thread_id) == []
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert (await send(slack_server, body, headers)).status_code == 200  # the real press still works
+    await settled(requester, thread_id)
+    assert [r["amount"] for r in slack_server.services.payments.refunds_for(order_id)] == [300.0]
+
+
+async def test_tool_args_reach_slack_escaped(as_user, slack_server, slack):
+    """mrkdwn: write_file content that closes the code block, pings @channel, hides a link: arrives inert."""
+    attack = "``` <!channel> <https://evil.example/login|Approve securely here> & more"
+    name = f"notes-{uuid.uuid4().hex[:6]}.txt"
+    thread_id, _ = await start(as_user("reviewer1"), phrases.write_file(attack, name), agent="ops")
+    message = await posted(slack, thread_id)
+    sections = [b["text"]["text"] for b in message["blocks"] if b["type"] == "section" and "text" in b]
+    [args] = [t for t in sections if "write_file" in t]
+    assert "<!channel>" not in json.dumps(message)
+    assert "<https://" not in json.dumps(message)
+    assert "&lt;!channel&gt; &lt;https://evil.example/login|Approve securely here&gt; &amp; more" in args
+    assert args.count("```") == 2, args  # the block's own fences; the content's became look-alikes
+    assert args.rstrip().endswith("```")
 
 
 async def test_a_press_after_an_answer_elsewhere_changes_nothing(as_user, slack_server, slack):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 
 pytestmark = pytest.mark.server
 
@@ -55,7 +55,7 @@ def test_two_supervisors_approve_a_dual_control_refund_from_the_terminal(
     thread = run_json(server, phrases.refund_in_full(order_id))["thread_id"]
 
     first = hitl(server, "dev-supervisor1", "approve", thread).stdout
-    assert "waits again: 1 approval(s) pending; issue_refund 1 of 2 approvals: supervisor1" in first
+    assert "waits again: 1 approval pending; issue_refund 1 of 2 approvals: supervisor1" in first
     assert "[1 of 2 approvals: supervisor1]" in hitl(server, "dev-supervisor1", "show", thread).stdout
     assert (
         "1 of 2 approvals: supervisor1" in hitl(server, "dev-supervisor2", "inbox", "--limit", "500").stdout

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.test_cli import hitl, run_json
 
 pytestmark = pytest.mark.server

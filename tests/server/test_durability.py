@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 from langgraph_sdk import get_client
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import DEV_TOKENS, start_dev_server, stop
 from tests.server.helpers import APPROVE, decisions, only_pending, start

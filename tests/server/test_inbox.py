@@ -5,8 +5,8 @@ from __future__ import annotations
 import jsonschema_rs
 import pytest
 
+from agents.offline import phrases
 from hitl.contracts import contracts_schema
-from hitl.scripted import phrases
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from server.analytics import Thresholds
 from tests.devserver import DEV_TOKENS, DevServer, serving
 from tests.server.helpers import APPROVE, decisions, refused, start

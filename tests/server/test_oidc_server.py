@@ -13,7 +13,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop
 from tests.oidc_issuer import Issuer

@@ -12,7 +12,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.server.helpers import only_pending, pending_list, refused, start
 

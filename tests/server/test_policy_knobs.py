@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import APPROVE, decisions, only_pending, refused
 
 pytestmark = pytest.mark.server

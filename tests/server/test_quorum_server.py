@@ -12,8 +12,8 @@ import asyncio
 import httpx
 import pytest
 
+from agents.offline import phrases
 from hitl import quorum
-from hitl.scripted import phrases
 from tests.conftest import add_order
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start

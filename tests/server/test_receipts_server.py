@@ -13,10 +13,10 @@ import httpx
 import jsonschema_rs
 import pytest
 
+from agents.offline import phrases
 from hitl import quorum
 from hitl.contracts import contracts_schema
 from hitl.receipt_check import RECEIPTS_KEY
-from hitl.scripted import phrases
 from hitl.signed_receipts import check, signed_claims
 from hitl.verification import Evidence, verify
 from tests.devserver import TOKENS

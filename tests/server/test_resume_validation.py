@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agents.offline import phrases
 from hitl.resume import build_resume, pending_interrupts
-from hitl.scripted import phrases
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 
 pytestmark = pytest.mark.server

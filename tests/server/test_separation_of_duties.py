@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import only_pending as pending_of
 from tests.server.helpers import start
 

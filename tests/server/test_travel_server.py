@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import only_pending, start
 
 pytestmark = pytest.mark.server

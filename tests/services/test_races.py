@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agents import support
-from hitl.scripted import phrases
+from agents.offline import phrases
 from hitl.settings import Settings
 from services.errors import BusinessRuleError
 from tests.conftest import add_order

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agents.support_policy import support_policy
 from hitl.allowances import covering, merge_allowances, within
-from hitl.policies.support import support_policy
 from hitl.settings import Settings
 from server.allowances import granted
 from server.resume_gate import Accepted, Pending, ResumeRefused

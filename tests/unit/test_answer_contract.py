@@ -17,8 +17,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import TypeAdapter
 
 from agents import ops, support, travel
+from agents.offline import phrases
 from hitl import answer_contract
-from hitl.scripted import phrases
 from hitl.settings import Settings
 from server.resume_gate import Pending, ResumeRefused, check_resume
 from server.users import User

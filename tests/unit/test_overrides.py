@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agents import ops, support, travel
+from agents.ops_policy import ops_policy
+from agents.support_policy import refund_specialist_policy, support_policy
 from hitl.contracts import contracts_schema
 from hitl.overrides import OverrideError, changes, effective_policy, parse
-from hitl.policies.ops import ops_policy
-from hitl.policies.support import refund_specialist_policy, support_policy
+from hitl.served import card_of
 from hitl.settings import Settings
 
 REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
@@ -18,11 +19,12 @@ REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
 def catalogs():
     """The served agents' catalogs, with the default limits (auto-approve 100, supervisor 500)."""
     settings = Settings()
-    return {
-        "support": support.policy_catalog(settings),
-        "travel": travel.policy_catalog(settings),
-        "ops": ops.policy_catalog(settings),
+    graphs = {
+        "support": support.make_graph(settings=settings),
+        "travel": travel.make_graph(settings=settings),
     }
+    graphs["ops"] = ops.make_graph(settings=settings)
+    return {name: card_of(graph).catalog for name, graph in graphs.items()}
 
 
 @pytest.mark.parametrize(

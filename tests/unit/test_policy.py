@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from agents.support_policy import support_policy
 from hitl.gate import ApprovalGate
-from hitl.policies.support import support_policy
 from hitl.policy import ToolGate
 from hitl.settings import Settings
 from services.registry import Services

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.resume_gate import ResumeRefused
-from server.run_admission import admit
+from server.run_admission import admit, fork_of
 from server.users import User
 
 REQUESTER = User("requester1", "requester")
@@ -68,7 +68,6 @@ def test_messages_and_a_bare_resume_are_open_to_everyone(user):
         run(command={"resume": {}, "goto": "tools"}),
         run(input=HELLO, interrupt_before=["tools"]),
         run(input=HELLO, interrupt_after="*"),
-        run(input=HELLO, config={"configurable": {"checkpoint_id": "abc"}}),
         run(input=HELLO, webhook="http://127.0.0.1:1/hook"),
         run(input=HELLO, multitask_strategy="rollback"),
         run(input={"messages": [HELLO["messages"][0]], "files": {}}),
@@ -123,8 +122,71 @@ def test_a_supervisor_may_steer_and_is_audited():
         ),
         max_input_bytes=32_000,
     )
-    assert admitted.fork == "c1"
-    assert len(admitted.rewrites) == 4
+    assert admitted.checkpoint == {"checkpoint_id": "c1"}
+    assert len(admitted.rewrites) == 3
+    assert fork_of(admitted.checkpoint, "head", supervisor=True) == "c1"
+
+
+@pytest.mark.parametrize("user", [REQUESTER, REVIEWER, SUPERVISOR])
+@pytest.mark.parametrize(
+    "named",
+    [
+        {},
+        {"checkpoint_id": "head"},
+        {"checkpoint_id": "head", "checkpoint_ns": "", "checkpoint_map": {}},
+        {"checkpoint_id": None, "checkpoint_ns": ""},
+    ],
+)
+def test_the_threads_head_is_no_fork(user, named):
+    """useStream names the thread's head checkpoint with every resume: the run starts there, for anyone."""
+    admitted = admit(
+        user, run(command={"resume": {}}, config={"configurable": named}), max_input_bytes=32_000
+    )
+    assert admitted.checkpoint == named
+    assert fork_of(admitted.checkpoint, "head", supervisor=user is SUPERVISOR) is None
+
+
+@pytest.mark.parametrize("user", [REQUESTER, REVIEWER])
+@pytest.mark.parametrize(
+    "named",
+    [
+        {"checkpoint_id": "older"},
+        {"checkpoint_id": "head", "checkpoint_ns": "tools:1"},
+        {"checkpoint_id": "head", "checkpoint_map": {"": "older"}},
+        {"checkpoint_ns": "tools:1"},
+    ],
+)
+def test_any_other_checkpoint_is_a_supervisors_fork(user, named):
+    """another checkpoint, a subgraph namespace or a map: 403 for requesters and reviewers."""
+    with pytest.raises(ResumeRefused) as caught:
+        fork_of(named, "head", supervisor=False)
+    assert caught.value.status == 403
+    assert "another checkpoint" in caught.value.message
+    assert fork_of({"checkpoint_id": "older"}, None, supervisor=True) == "older"
+    del user
+
+
+def test_context_and_config_must_name_one_checkpoint():
+    """a checkpoint named twice, differently (context and config): 422."""
+    body = run(
+        command={"resume": {}},
+        context={"checkpoint_id": "head"},
+        config={"configurable": {"checkpoint_id": "older"}},
+    )
+    assert "different checkpoint_id" in refused(REVIEWER, body, 422)
+
+
+@pytest.mark.parametrize("user", [REQUESTER, REVIEWER, SUPERVISOR])
+def test_langgraph_js_commands_are_commands(user):
+    """`new Command({resume})` (LangGraph JS) adds lg_name "Command" and goto []: the same resume."""
+    admitted = admit(
+        user,
+        run(command={"lg_name": "Command", "resume": {"decisions": []}, "goto": []}),
+        max_input_bytes=32_000,
+    )
+    assert admitted.resume
+    assert not admitted.rewrites
+    assert "lg_name" in refused(user, run(command={"lg_name": "Send", "resume": {}}), 422)
 
 
 def test_an_oversized_input_is_413_naming_the_limit():

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from hitl.scripted import phrases
+from agents.offline import DEMO, phrases
+from agents.offline.support import SupportRequest
 from hitl.scripted.model import ScriptedChatModel
-from hitl.scripted.support import SupportRequest
 
 SUPPORT_TOOLS = ["get_order", "get_refund_policy", "issue_refund", "send_email", "ask_user", "task"]
 
 
 def model():
-    return ScriptedChatModel().bind_tools(
+    return ScriptedChatModel(scripts=DEMO).bind_tools(
         [{"type": "function", "function": {"name": n}} for n in SUPPORT_TOOLS]
     )
 

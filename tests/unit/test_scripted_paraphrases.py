@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage
 
-from hitl.scripted import phrases
+from agents.offline import DEMO, phrases
+from agents.offline.ops import OpsRequest
+from agents.offline.support import SupportRequest
+from agents.offline.travel import TravelRequest
 from hitl.scripted.conversation import Conversation
-from hitl.scripted.model import HELP, scripted_reply
-from hitl.scripted.ops import OpsRequest
-from hitl.scripted.support import SupportRequest
-from hitl.scripted.travel import TravelRequest
+from hitl.scripted.model import help_text, scripted_reply
 
 SUPPORT = frozenset({"get_order", "get_refund_policy", "issue_refund", "send_email", "ask_user", "task"})
 TRAVEL = frozenset({"search_flights", "cancel_booking", "task"})
@@ -311,7 +311,7 @@ def parsed(text: str, tools: frozenset[str]) -> object:
 
 def first_step(text: str, tools: frozenset[str]) -> object:
     """The first reply; a delegated task is compared by who gets it, not by its wording."""
-    reply = scripted_reply(Conversation.of([HumanMessage(text)], tools))
+    reply = scripted_reply(Conversation.of([HumanMessage(text)], tools), DEMO)
     if isinstance(reply, str):
         return reply
     return [(c.name, c.args["subagent_type"] if c.name == "task" else c.args) for c in reply]
@@ -334,7 +334,7 @@ def test_every_request_has_ten_paraphrases_or_more():
 def test_a_paraphrase_gets_the_same_first_step(canonical, tools, paraphrase):
     """paraphrase: the same parsed request and the same first tool calls (or words) as the known phrase."""
     expected = first_step(canonical, tools)
-    assert expected != HELP
+    assert expected != help_text(DEMO)
     assert first_step(paraphrase, tools) == expected
     if "task" not in {name for name, _ in expected}:
         assert parsed(paraphrase, tools) == parsed(canonical, tools)
@@ -350,6 +350,6 @@ def test_a_paraphrase_gets_the_same_first_step(canonical, tools, paraphrase):
 )
 def test_a_request_it_does_not_know_gets_what_it_can_do(tools, text):
     """help: an unknown request is answered with examples of what the model can do, not a guess."""
-    reply = scripted_reply(Conversation.of([HumanMessage(text)], tools))
+    reply = scripted_reply(Conversation.of([HumanMessage(text)], tools), DEMO)
     assert isinstance(reply, str)
     assert "Try" in reply

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage
 
-from hitl.scripted import phrases
+from agents.offline import phrases
+from agents.offline.ops import OpsRequest, ops_script
+from agents.offline.travel import TravelRequest, travel_script
 from hitl.scripted.conversation import Conversation
-from hitl.scripted.ops import OpsRequest, ops_script
-from hitl.scripted.travel import TravelRequest, travel_script
 
 TRAVEL = frozenset({"search_flights", "cancel_booking", "task", "write_file", "read_file"})
 OPS = frozenset({"read_data", "execute_sql", "delete_file", "task", "write_file", "read_file"})

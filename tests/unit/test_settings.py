@@ -35,3 +35,21 @@ def test_a_dotenv_file_cannot_turn_dev_mode_on(tmp_path, monkeypatch):
     assert (settings.hitl_dev_mode, settings.model) == (False, "openai:from-dotenv")
     monkeypatch.setenv("HITL_DEV_MODE", "true")
     assert Settings().hitl_dev_mode is True
+
+
+def test_relative_paths_are_taken_from_the_launch_directory(tmp_path, monkeypatch):
+    """DATA_DIR=data (as .env.example has it): absolute at once, so nothing resolves it in the event loop."""
+    from hitl import settings as module  # noqa: PLC0415
+
+    monkeypatch.setattr(module, "LAUNCH_DIR", tmp_path)
+    monkeypatch.setenv("DATA_DIR", "data")
+    monkeypatch.setenv("WORKSPACE_DIR", "workspace")
+    monkeypatch.setenv("HITL_RECEIPT_KEY_FILE", "keys/signing.pem")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    settings = Settings(_env_file=None)
+    assert settings.data_dir == tmp_path / "data"
+    assert settings.workspace_dir == tmp_path / "workspace"
+    assert settings.hitl_receipt_key_file == str(tmp_path / "keys" / "signing.pem")
+    assert settings.resolved_database_url == f"sqlite:///{tmp_path / 'data' / 'business.db'}"
+    absolute = tmp_path / "elsewhere"
+    assert Settings(_env_file=None, data_dir=absolute).data_dir == absolute

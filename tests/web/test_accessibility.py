@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import APPROVE, decisions, start
 from tests.web.accessibility import axe_violations, overflow
 from tests.web.conftest import ROOT

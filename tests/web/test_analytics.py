@@ -6,7 +6,7 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 from tests.web.conftest import ROOT
 

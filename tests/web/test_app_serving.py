@@ -69,7 +69,7 @@ NO_THREAD = uuid.UUID(int=0x5EED, version=4)
         ("GET", "/metrics"),
         ("GET", "/docs"),
         ("GET", "/openapi.json"),
-        ("GET", "/info"),
+        ("POST", "/info"),
         ("GET", "/"),
         ("POST", "/internal/truncate"),
         ("GET", f"/internal/debug/thread/{NO_THREAD}"),

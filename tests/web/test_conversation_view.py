@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server

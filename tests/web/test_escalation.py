@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.server.helpers import start

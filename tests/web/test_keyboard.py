@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import start
 
 pytestmark = pytest.mark.server

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 
 pytestmark = pytest.mark.server
 

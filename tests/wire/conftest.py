@@ -18,6 +18,7 @@ import httpx
 import pytest
 import uvicorn
 
+from agents.offline import DEMO
 from hitl.scripted.endpoint import FaultBoard, make_app
 from server.replicas import free_port
 from tests.conftest import add_order
@@ -71,7 +72,7 @@ def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
     port = free_port()
     board = FaultBoard()
     config = uvicorn.Config(
-        make_app(board), host="127.0.0.1", port=port, log_level="warning", lifespan="off", ws="none"
+        make_app(board, DEMO), host="127.0.0.1", port=port, log_level="warning", lifespan="off", ws="none"
     )
     config.timeout_graceful_shutdown = 2
     server = uvicorn.Server(config)

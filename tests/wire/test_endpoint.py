@@ -14,10 +14,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
-from hitl.scripted import phrases
+from agents.offline import DEMO, phrases
 from hitl.scripted.conversation import Conversation
 from hitl.scripted.model import scripted_reply
 from server.replicas import free_port, stop
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SUPPORT_TOOLS = ("get_order", "get_refund_policy", "issue_refund", "send_email", "ask_user", "task")
 ORDER = {
@@ -141,7 +143,7 @@ def test_langchain_openai_hears_what_the_in_process_model_decides(through_the_wi
         reply = merged
     else:
         reply = bound.invoke(messages)
-    expected = scripted_reply(Conversation.of(messages, frozenset(SUPPORT_TOOLS)))
+    expected = scripted_reply(Conversation.of(messages, frozenset(SUPPORT_TOOLS)), DEMO)
     if isinstance(expected, str):
         assert (reply.text, reply.tool_calls) == (expected, [])
     else:
@@ -174,6 +176,7 @@ def test_the_cli_serves_the_endpoint_on_the_port_asked_for(tmp_path):
     with log.open("wb") as out:
         process = subprocess.Popen(
             [str(Path(sys.executable).parent / "hitl"), "openai-scripted", "--port", str(port)],
+            cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import openai
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server.helpers import only_pending, start
 from tests.wire.conftest import WIRE_SERVER_RETRIES
 

@@ -9,7 +9,7 @@ its owner.
 
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.server import test_ops_server, test_support_server, test_travel_server
 from tests.server.helpers import start
 from tests.server.test_auth import test_only_the_owner_answers_ask_user

@@ -67,6 +67,22 @@ def _exists(services: Callable[[], Services] | None, order_id: str) -> bool:
         return False
 
 
+def refund_args_check(services: Callable[[], Services] | None) -> Callable[[Mapping[str, Any]], str | None]:
+    """A refund's amount is at most what its order was paid (read from the orders, whoever owns it)."""
+
+    def check(args: Mapping[str, Any]) -> str | None:
+        if services is None:
+            return None
+        order_id = str(args["order_id"])
+        paid = float(services().orders.get(order_id)["amount"])
+        amount = float(args["amount"])
+        if amount > paid:
+            return f"amount {amount:g} is more than order {order_id} was paid ({paid:g})"
+        return None
+
+    return check
+
+
 def refund_gate(
     settings: Settings, *, always: bool, services: Callable[[], Services] | None = None
 ) -> ToolGate:
@@ -83,6 +99,7 @@ def refund_gate(
         decider=_refund_decider(settings),
         approvals_required=_refund_quorum(settings),
         fixed_on_edit=("order_id",),
+        check_args=refund_args_check(services),
         deadline=Deadline(
             settings.refund_deadline_seconds,
             "escalate",
