@@ -145,6 +145,12 @@ async def deliver_due(
     return [send(notice, settings, engine=engine) for notice in found]
 
 
+def forget(before: float, *, engine: Engine | None = None) -> None:
+    """Delete the notices delivered before `before` (seconds since the epoch)."""
+    with _database(engine).begin() as conn:
+        conn.execute(notice_outbox.delete().where(notice_outbox.c.delivered_at < before))
+
+
 def _database(engine: Engine | None) -> Engine:
     return shared_db.ready(engine) if engine is not None else shared_db.engine()
 

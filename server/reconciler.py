@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth
 
 from hitl.contracts import AuditRecord
-from server import decisions
+from server import decisions, run_starts
 from server.access import as_server, is_not_found
 from server.auth import admit_run_as
+from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
 from server.resume_gate import Pending
 from server.users import User
@@ -100,9 +101,11 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
         return 0
     kwargs = value["kwargs"]
     with as_server():
-        await client.runs.create(  # type: ignore[call-overload]
+        run = await client.runs.create(  # type: ignore[call-overload]
             decision.thread_id, assistant_id, command=kwargs["command"], config=kwargs["config"]
         )
+    if shared_runtime():
+        await run_starts.moved(decision.thread_id, value["run_id"], str(run["run_id"]))
     INDEX.mark(decision.thread_id)
     logger.warning(
         "reconciler: decision %s (%s) was accepted but not applied; started a run to apply it",

@@ -124,6 +124,7 @@ class Watcher:
         if now - self.forgot_at >= FORGET_EVERY_SECONDS:
             self.forgot_at = now
             await asyncio.to_thread(self.lease.forget_acts, now - ACTS_KEPT_SECONDS)
+            await asyncio.to_thread(outbox.forget, now - ACTS_KEPT_SECONDS)
             await reconciler.forget_settled()
 
     async def lead(self) -> bool:

@@ -189,7 +189,7 @@ async def patiently(call, seconds: float = 60.0) -> Any:
 
 async def pause(replicas: ReplicaSet, approval: Approval) -> None:
     """As requester1, ask for the refund on a random replica until the thread waits for its approval."""
-    from hitl.scripted import phrases  # noqa: PLC0415
+    from agents.offline import phrases  # noqa: PLC0415
 
     body = {
         "assistant_id": "support",

@@ -15,7 +15,7 @@ import time
 import httpx
 import pytest
 
-from hitl.scripted import phrases
+from agents.offline import phrases
 from tests.devserver import TOKENS
 from tests.server.helpers import only_pending, start
 
