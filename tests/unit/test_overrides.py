@@ -6,11 +6,11 @@ import pytest
 
 from agents import ops, support, travel
 from agents.ops_policy import ops_policy
+from agents.settings import DemoSettings
 from agents.support_policy import refund_specialist_policy, support_policy
 from hitl.contracts import contracts_schema
 from hitl.overrides import OverrideError, changes, effective_policy, parse
 from hitl.served import card_of
-from hitl.settings import Settings
 
 REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
 
@@ -18,7 +18,7 @@ REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
 @pytest.fixture(scope="module")
 def catalogs():
     """The served agents' catalogs, with the default limits (auto-approve 100, supervisor 500)."""
-    settings = Settings()
+    settings = DemoSettings()
     graphs = {
         "support": support.make_graph(settings=settings),
         "travel": travel.make_graph(settings=settings),
@@ -123,7 +123,7 @@ def test_loosening_counts_for_any_subagent_that_gates_the_tool(catalogs):
 
 def test_the_effective_policy_applies_limits_gates_and_decisions():
     """application: a lower limit pauses 59, new gates appear, ungated refunds still pause over 500."""
-    policy = support_policy(Settings())
+    policy = support_policy(DemoSettings())
     base = effective_policy(policy, {"get_order"}, None)
     assert not base["issue_refund"].pauses(REFUND)
     assert "get_order" not in base
@@ -147,7 +147,7 @@ def test_the_effective_policy_applies_limits_gates_and_decisions():
 
 def test_an_override_may_only_add_gates_to_tools_the_agent_has():
     """application: a subagent's gate ignores an override entry for a tool it does not have."""
-    policy = refund_specialist_policy(Settings())
+    policy = refund_specialist_policy(DemoSettings())
     assert set(effective_policy(policy, {"issue_refund", "get_order"}, {"tools": {"send_email": {}}})) == {
         "issue_refund"
     }
@@ -155,7 +155,7 @@ def test_an_override_may_only_add_gates_to_tools_the_agent_has():
 
 def test_gate_all_drops_conditions_but_keeps_decisions():
     """application: gate_all pauses a 59 refund and a SELECT, with the policy's own decisions."""
-    support_gates = effective_policy(support_policy(Settings()), set(), {"gate_all": True})
+    support_gates = effective_policy(support_policy(DemoSettings()), set(), {"gate_all": True})
     assert support_gates["issue_refund"].pauses(REFUND)
     assert support_gates["issue_refund"].allowed_decisions == ("approve", "edit", "reject")
     ops_gates = effective_policy(ops_policy(), set(), {"gate_all": True})
