@@ -223,8 +223,12 @@ def _edited(interrupts: list[dict[str, Any]], call: str, decision: dict[str, Any
 
 
 def _assistant(client: SyncLangGraphClient, thread: str) -> str:
+    """The agent a thread runs (its metadata, as the server records it); no guess when it names none."""
     metadata = client.threads.get(thread).get("metadata") or {}
-    return str(metadata.get("graph_id") or metadata.get("assistant_id") or "support")
+    agent = metadata.get("graph_id") or metadata.get("assistant_id")
+    if not agent:
+        fail(f"thread {thread} names no agent (its metadata has no graph_id): it was never run")
+    return str(agent)
 
 
 def _report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # noqa: ANN401
