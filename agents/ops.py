@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from agents.offline import OPS
 from agents.ops_policy import ops_policy
+from agents.settings import DemoSettings, demo_settings
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from services.workspace import Workspace
 from subagents.deployer import deployer
@@ -42,10 +42,10 @@ def make_graph(
     model: BaseChatModel | None = None,
     checkpointer: Checkpointer | None = None,
     services: Services | None = None,
-    settings: Settings | None = None,
+    settings: DemoSettings | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `ops` agent; defaults (model, workspace) come from the settings."""
-    settings = settings or get_settings()
+    settings = settings or demo_settings()
     workspace = Workspace(settings.workspace_dir)
     tools, subagents = _parts((lambda: services) if services else default_services, workspace)
     return build_deep_agent(

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agents.offline import SUPPORT
+from agents.settings import DemoSettings, demo_settings
 from agents.support_policy import support_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from subagents.refund_specialist import refund_specialist
 from tools.support import build_support_tools
@@ -39,10 +39,10 @@ def make_graph(
     model: BaseChatModel | None = None,
     checkpointer: Checkpointer | None = None,
     services: Services | None = None,
-    settings: Settings | None = None,
+    settings: DemoSettings | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `support` agent; defaults come from the settings."""
-    settings = settings or get_settings()
+    settings = settings or demo_settings()
     tools, interrupt_on, subagents = _parts(settings, (lambda: services) if services else default_services)
     return build_deep_agent(
         NAME,
@@ -59,7 +59,7 @@ def make_graph(
 
 
 def _parts(
-    settings: Settings, services: Callable[[], Services]
+    settings: DemoSettings, services: Callable[[], Services]
 ) -> tuple[list[BaseTool], Policy, list[SubagentSpec]]:
     tools = build_support_tools(services)
     return tools, support_policy(settings, services), [refund_specialist(tools, settings, services)]

@@ -11,20 +11,20 @@ from tools.owners import records_owner
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from agents.settings import DemoSettings
     from hitl.contracts import Decider
     from hitl.policy import Describer
-    from hitl.settings import Settings
     from services.registry import Services
 
 
-def _refund_decider(settings: Settings) -> Any:  # noqa: ANN401
+def _refund_decider(settings: DemoSettings) -> Any:  # noqa: ANN401
     def decider(args: Mapping[str, Any]) -> Decider:
         return "supervisor" if float(args["amount"]) > settings.refund_supervisor_limit else "reviewer"
 
     return decider
 
 
-def _refund_quorum(settings: Settings) -> Any:  # noqa: ANN401
+def _refund_quorum(settings: DemoSettings) -> Any:  # noqa: ANN401
     def quorum(args: Mapping[str, Any]) -> int:
         return 2 if float(args["amount"]) > settings.refund_dual_control_limit else 1
 
@@ -84,7 +84,7 @@ def refund_args_check(services: Callable[[], Services] | None) -> Callable[[Mapp
 
 
 def refund_gate(
-    settings: Settings, *, always: bool, services: Callable[[], Services] | None = None
+    settings: DemoSettings, *, always: bool, services: Callable[[], Services] | None = None
 ) -> ToolGate:
     """Refunds: approve, edit or reject; above the auto-approve limit unless `always`.
 
@@ -108,7 +108,7 @@ def refund_gate(
     )
 
 
-def support_policy(settings: Settings, services: Callable[[], Services] | None = None) -> Policy:
+def support_policy(settings: DemoSettings, services: Callable[[], Services] | None = None) -> Policy:
     """The `support` agent's policy; `services` lets refund descriptions show the order."""
     return {
         "issue_refund": refund_gate(settings, always=False, services=services),
@@ -125,6 +125,8 @@ def support_policy(settings: Settings, services: Callable[[], Services] | None =
     }
 
 
-def refund_specialist_policy(settings: Settings, services: Callable[[], Services] | None = None) -> Policy:
+def refund_specialist_policy(
+    settings: DemoSettings, services: Callable[[], Services] | None = None
+) -> Policy:
     """The `refund_specialist` subagent gates every refund, whatever the amount."""
     return {"issue_refund": refund_gate(settings, always=True, services=services)}

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agents.offline import TRAVEL
+from agents.settings import DemoSettings, demo_settings
 from agents.travel_policy import travel_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
-from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from subagents.booking_agent import booking_agent
 from tools.travel import build_travel_tools
@@ -40,10 +40,10 @@ def make_graph(
     model: BaseChatModel | None = None,
     checkpointer: Checkpointer | None = None,
     services: Services | None = None,
-    settings: Settings | None = None,
+    settings: DemoSettings | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The `travel` agent; defaults come from the settings."""
-    settings = settings or get_settings()
+    settings = settings or demo_settings()
     lookup = (lambda: services) if services else default_services
     own, subagents = _parts(lookup)
     return build_deep_agent(

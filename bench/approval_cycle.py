@@ -20,11 +20,11 @@ from langgraph.types import Command
 
 from agents import support
 from agents.offline import DEMO, phrases
+from agents.settings import DemoSettings
 from bench import stock_agent
 from bench.report import Row, Section
 from bench.stats import Latency
 from hitl.scripted.model import ScriptedChatModel
-from hitl.settings import Settings
 from services.registry import Services
 from tests.conftest import add_order
 
@@ -73,7 +73,7 @@ class InProcessAgent:
 
 def agents_under_test(services: Services) -> tuple[InProcessAgent, InProcessAgent]:
     """Ours and the stock agent over the same services, model class and settings."""
-    settings = Settings()
+    settings = DemoSettings()
     ours = support.make_graph(
         model=ScriptedChatModel(scripts=DEMO),
         checkpointer=InMemorySaver(),

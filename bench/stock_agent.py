@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from deepagents import create_deep_agent
 
 from agents.offline import SUPPORT
+from agents.settings import DemoSettings, demo_settings
 from hitl.models import make_model
-from hitl.settings import Settings, get_settings
 from services.registry import Services, default_services
 from tools.support import build_support_tools
 
@@ -33,7 +33,7 @@ SYSTEM_PROMPT = (
 import ours (the import-time benchmark compares the two); the smoke test checks they agree."""
 
 
-def stock_interrupt_on(settings: Settings) -> dict[str, bool | InterruptOnConfig]:
+def stock_interrupt_on(settings: DemoSettings) -> dict[str, bool | InterruptOnConfig]:
     """The support policy in stock terms: the same tools pause with the same decisions."""
     limit = settings.refund_auto_approve_limit
 
@@ -52,10 +52,10 @@ def make_graph(
     model: BaseChatModel | None = None,
     checkpointer: Checkpointer | None = None,
     services: Services | None = None,
-    settings: Settings | None = None,
+    settings: DemoSettings | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The stock agent, built like `agents.support.make_graph`."""
-    settings = settings or get_settings()
+    settings = settings or demo_settings()
     tools = build_support_tools((lambda: services) if services else default_services)
     return create_deep_agent(
         model or make_model(settings, scripts=(SUPPORT,)),

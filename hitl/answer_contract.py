@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from pydantic import TypeAdapter, WrapValidator, create_model
 
-from hitl.contracts import ApprovalAnswer, ApproveAndAllowDecision, FlightBookingAnswer
+from hitl.contracts import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.edits import decision_schema
+from hitl.forms import answer_of
 from hitl.langchain_hitl import as_sent
 from hitl.policy import DECISION_TYPES
 from hitl.published_schema import PublishedSchema
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 
 SHAPES_KEPT = 4096
 """Decision and response types (and their JSON Schemas) remembered, most recently used first."""
-
-FORM_ANSWERS: dict[str, type] = {"flight-booking": FlightBookingAnswer}
-"""The answer of each form a tool raises (`{"type": "form", "form": <name>}`)."""
 
 _tools: dict[str, dict[str, BaseTool]] = {}
 _decision_types: OrderedDict[tuple[object, ...], tuple[BaseTool | None, type]] = OrderedDict()
@@ -124,7 +122,7 @@ def response_type(value: object) -> type | None:
     """The type an answer to the interrupt `value` must have; None for a value this package never raises.
 
     Batched tool approvals, per-call tool approvals, `request_approval` sign-offs and the forms
-    in `FORM_ANSWERS`; a tool approval from an agent whose tools were never registered, or
+    registered with `hitl.forms`; a tool approval from an agent whose tools were never registered, or
     with a malformed field, has none.
     """
     if not isinstance(value, Mapping):
@@ -136,8 +134,8 @@ def response_type(value: object) -> type | None:
         return _per_call(value)
     if kind == "approval_request":
         return ApprovalAnswer
-    if kind == "form" and isinstance(form := value.get("form"), str):
-        return FORM_ANSWERS.get(form)
+    if kind == "form":
+        return answer_of(value.get("form"))
     return None
 
 

@@ -1,7 +1,8 @@
 """The interrupt and decision contracts, defined once and published as JSON Schema.
 
 Every client (SDK helpers, CLI, web app) reads these shapes; the web app's TypeScript
-types are generated from `hitl/schemas/contracts.json` (`python -m hitl.contracts`).
+types are generated from `hitl/schemas/contracts.json` and, for the forms the served agents
+register (`hitl.forms`), `web/src/contracts/forms.json` (both written by `python -m hitl.contracts`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from langchain.agents.middleware.human_in_the_loop import (
 )
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
+
+from hitl.forms import registered
 
 Decider = Literal["owner", "reviewer", "supervisor"]
 """Who may answer an interrupt: the thread's owner, a reviewer, or only a supervisor."""
@@ -46,8 +49,7 @@ __all__ = [
     "Decision",
     "DecisionType",
     "EditDecision",
-    "FlightBookingAnswer",
-    "FlightBookingForm",
+    "FormRequest",
     "InboxItem",
     "InboxPage",
     "InterruptMode",
@@ -243,38 +245,20 @@ class AuditVerification(TypedDict):
     notes: list[str]
 
 
-class FlightContext(TypedDict):
-    """What the person books: the flight as the timetable has it (price is the economy fare)."""
+class FormRequest(TypedDict):
+    """A form a tool raises itself (`hitl.forms`), answered by interrupt id with the form's own answer.
 
-    flight_id: str
-    origin: str
-    destination: str
-    date: str
-    price: float
-
-
-class FlightBookingForm(TypedDict):
-    """A form `book_flight` raises itself; answered by interrupt id with a `FlightBookingAnswer`."""
+    `form` names it; the answer model registered under that name (`hitl.forms.register_form`)
+    is what the server checks an answer against. A client without a card of its own for the
+    form renders `context` and a form generated from the interrupt's `response_schema`.
+    """
 
     type: Literal["form"]
-    form: Literal["flight-booking"]
+    form: str
     title: str
-    context: FlightContext
+    context: dict[str, Any]
     agent: str
     tool_call_id: str
-
-
-SeatClass = Literal["economy", "premium", "business"]
-
-
-class FlightBookingAnswer(BaseModel):
-    """The answer to a `FlightBookingForm`: book it (with these options) or cancel."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    decision: Literal["approve", "cancel"] = Field(description="Book the flight, or book nothing.")
-    seat_class: SeatClass = Field(default="economy", description="Cabin to book.")
-    insurance: bool = Field(default=False, strict=True, description="Add travel insurance.")
 
 
 class ApprovalRequest(TypedDict):
@@ -381,6 +365,15 @@ class ToolOverride(BaseModel):
         min_length=1,
         description="What a reviewer may answer; adding a type the policy does not allow is loosening.",
     )
+    auto_approve_limit: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description=(
+            "For a tool whose gate lets calls up to a limit run without a person: this run's limit. "
+            "Lower is tightening, higher is loosening."
+        ),
+    )
 
 
 class PolicyOverride(BaseModel):
@@ -397,12 +390,6 @@ class PolicyOverride(BaseModel):
     )
     tools: dict[str, ToolOverride] = Field(
         default_factory=dict, description="Per-tool overrides, by tool name."
-    )
-    refund_auto_approve_limit: float | None = Field(
-        default=None,
-        ge=0,
-        allow_inf_nan=False,
-        description="Refunds up to this amount run without a person (this run's REFUND_AUTO_APPROVE_LIMIT).",
     )
 
 
@@ -423,8 +410,7 @@ PUBLISHED: dict[str, Any] = {
     "BatchedResponse": BatchedResponse,
     "ToolApprovalRequest": ToolApprovalRequest,
     "Decision": Decision,
-    "FlightBookingForm": FlightBookingForm,
-    "FlightBookingAnswer": FlightBookingAnswer,
+    "FormRequest": FormRequest,
     "ApprovalRequest": ApprovalRequest,
     "ApprovalAnswer": ApprovalAnswer,
     "ApprovalReceipt": ApprovalReceipt,
@@ -439,29 +425,54 @@ PUBLISHED: dict[str, Any] = {
     "RunContext": RunContext,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
+FORMS_PATH = Path("web") / "src" / "contracts" / "forms.json"
+"""Where `main` publishes the served agents' forms: the web app generates its types from both files."""
 
 
 def contracts_schema() -> dict[str, Any]:
-    """One JSON Schema document whose `$defs` hold every published contract."""
+    """One JSON Schema document whose `$defs` hold every published contract of the layer."""
+    return _document("HitlContracts", PUBLISHED)
+
+
+def forms_schema() -> dict[str, Any]:
+    """The same for the forms the agents registered (`hitl.forms`): each form's value and answer."""
+    shapes: dict[str, Any] = {}
+    for form in registered():
+        if form.request is not None:
+            shapes[form.request.__name__] = form.request
+        shapes[form.answer.__name__] = form.answer
+    return _document("HitlForms", shapes)
+
+
+def _document(title: str, shapes: dict[str, Any]) -> dict[str, Any]:
     definitions: dict[str, Any] = {}
-    for name, shape in PUBLISHED.items():
+    for name, shape in shapes.items():
         schema = TypeAdapter(shape).json_schema(ref_template="#/$defs/{model}")
         definitions.update(schema.pop("$defs", {}))
         definitions[name] = schema
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "HitlContracts",
+        "title": title,
         "type": "object",
-        "properties": {name: {"$ref": f"#/$defs/{name}"} for name in PUBLISHED},
+        "properties": {name: {"$ref": f"#/$defs/{name}"} for name in shapes},
         "$defs": definitions,
     }
 
 
 def main() -> None:
-    """Write the published schema next to this module (run by `make schemas`)."""
+    """Publish the layer's contracts next to this module, and the served agents' forms for the web app.
+
+    Run by `make schemas` where `langgraph.json` is: its graphs are loaded as the server loads
+    them, so the forms their tools register are published too (`FORMS_PATH`).
+    """
+    from hitl.served import load_graphs  # noqa: PLC0415  (loads the agents: only for publishing)
+
     SCHEMA_PATH.parent.mkdir(exist_ok=True)
     SCHEMA_PATH.write_text(json.dumps(contracts_schema(), indent=2, sort_keys=True) + "\n")
     sys.stdout.write(f"wrote {SCHEMA_PATH}\n")
+    load_graphs(Path("langgraph.json"))
+    FORMS_PATH.write_text(json.dumps(forms_schema(), indent=2, sort_keys=True) + "\n")
+    sys.stdout.write(f"wrote {FORMS_PATH}\n")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 NEW_GATE_DECISIONS: tuple[DecisionType, ...] = ("approve", "reject")
 """What a reviewer may answer for a tool that only this run's override gates."""
 
-LIMIT_KNOBS = {"refund_auto_approve_limit": "issue_refund"}
-"""Override fields that set a gate's `auto_approve_limit`, and the tool whose gate they set."""
-
 MAX_ERRORS_SHOWN = 3
 
 
@@ -101,9 +98,17 @@ def parse(raw: object, catalog: PolicyCatalog) -> dict[str, Any]:
                 "allowed_decisions; an ungated tool has no decisions."
             )
             raise OverrideError(msg)
-    for knob, tool in LIMIT_KNOBS.items():
-        if getattr(override, knob) is not None and not _limits(catalog, tool):
-            msg = f"Bad policy override for {catalog.agent}: it has no {knob} to change (no limit on {tool})."
+        if entry.gated is not None and entry.auto_approve_limit is not None:
+            msg = (
+                f"Bad policy override for {catalog.agent}: policy.tools.{name} sets gated and "
+                "auto_approve_limit; gated decides every call, so it takes no limit."
+            )
+            raise OverrideError(msg)
+        if entry.auto_approve_limit is not None and not _limits(catalog, name):
+            msg = (
+                f"Bad policy override for {catalog.agent}: policy.tools.{name}.auto_approve_limit: "
+                f"{name} has no auto-approve limit to change."
+            )
             raise OverrideError(msg)
     return override.model_dump(exclude_none=True, exclude_defaults=True)
 
@@ -113,14 +118,6 @@ def changes(override: Mapping[str, Any], catalog: PolicyCatalog) -> list[Change]
     found: list[Change] = []
     if override.get("gate_all"):
         found.append(Change("tighten", f"pauses every call of {', '.join(sorted(catalog.gates))}"))
-    for knob, tool in LIMIT_KNOBS.items():
-        if (limit := override.get(knob)) is None:
-            continue
-        for base in sorted(set(_limits(catalog, tool))):
-            if limit != base:
-                kind: Literal["tighten", "loosen"] = "loosen" if limit > base else "tighten"
-                verb = "raises" if kind == "loosen" else "lowers"
-                found.append(Change(kind, f"{verb} {knob} from {base:g} to {limit:g}"))
     for name, entry in sorted((override.get("tools") or {}).items()):
         found += _tool_changes(name, entry, catalog.gates.get(name, ()))
     return found
@@ -133,16 +130,15 @@ def without_loosening(override: Mapping[str, Any], catalog: PolicyCatalog) -> di
     supervisor may): a raised limit, an ungated tool or added decisions go; tightenings stay.
     """
     kept: dict[str, Any] = dict(override)
-    for knob, tool in LIMIT_KNOBS.items():
-        limit = kept.get(knob)
-        if limit is not None and any(limit > base for base in _limits(catalog, tool)):
-            del kept[knob]
     tools: dict[str, Any] = {}
     for name, given in (override.get("tools") or {}).items():
         gates = catalog.gates.get(name, ())
         entry = dict(given)
         if gates and entry.get("gated") is False:
             continue
+        limit = entry.get("auto_approve_limit")
+        if limit is not None and any(limit > base for base in _limits(catalog, name)):
+            del entry["auto_approve_limit"]
         decisions = entry.get("allowed_decisions")
         if (
             gates
@@ -172,6 +168,7 @@ def _tool_changes(name: str, entry: Mapping[str, Any], gates: tuple[ToolGate, ..
     found: list[Change] = []
     if gated and any(g.when is not None or g.auto_approve_limit is not None for g in gates):
         found.append(Change("tighten", f"pauses every call of {name}"))
+    found += _limit_changes(name, entry.get("auto_approve_limit"), gates)
     if decisions is not None:
         added = sorted({d for g in gates for d in decisions if d not in g.allowed_decisions})
         removed = sorted({d for g in gates for d in g.allowed_decisions if d not in decisions})
@@ -179,6 +176,17 @@ def _tool_changes(name: str, entry: Mapping[str, Any], gates: tuple[ToolGate, ..
             found.append(Change("loosen", f"adds {', '.join(added)} to {name}"))
         if removed:
             found.append(Change("tighten", f"removes {', '.join(removed)} from {name}"))
+    return found
+
+
+def _limit_changes(name: str, limit: float | None, gates: tuple[ToolGate, ...]) -> list[Change]:
+    """An override's auto-approve limit for `name` against each of its gates' own."""
+    found: list[Change] = []
+    for base in sorted({g.auto_approve_limit for g in gates if g.auto_approve_limit is not None}):
+        if limit is not None and limit != base:
+            kind: Literal["tighten", "loosen"] = "loosen" if limit > base else "tighten"
+            verb = "raises" if kind == "loosen" else "lowers"
+            found.append(Change(kind, f"{verb} {name}'s auto-approve limit from {base:g} to {limit:g}"))
     return found
 
 
@@ -203,12 +211,11 @@ def effective_gate(name: str, gate: ToolGate | None, override: Mapping[str, Any]
     entry: Mapping[str, Any] | None = (override.get("tools") or {}).get(name)
     if gate is not None and override.get("gate_all"):
         gate = replace(gate, when=None, auto_approve_limit=None)
-    for knob, tool in LIMIT_KNOBS.items():
-        limit = override.get(knob)
-        if name == tool and limit is not None and gate is not None and gate.auto_approve_limit is not None:
-            gate = replace(gate, auto_approve_limit=float(limit))
     if entry is None:
         return gate
+    limit = entry.get("auto_approve_limit")
+    if limit is not None and gate is not None and gate.auto_approve_limit is not None:
+        gate = replace(gate, auto_approve_limit=float(limit))
     if entry.get("gated") is False:
         # Ungated, but what policy always reviews still pauses.
         return None if gate is None else replace(gate, when=_never, auto_approve_limit=None)

@@ -53,20 +53,6 @@ class Settings(BaseSettings):
         default="",
         description="SQLAlchemy URL of the business database; empty means SQLite in data_dir.",
     )
-    workspace_dir: Path = Field(
-        default=Path("workspace"),
-        description="Root directory of the ops agent's files; its file tools cannot reach outside it.",
-    )
-    refund_auto_approve_limit: float = Field(
-        default=100, description="Refunds up to this amount run without a person."
-    )
-    refund_supervisor_limit: float = Field(
-        default=500, description="Refunds above this amount need a supervisor to decide."
-    )
-    refund_dual_control_limit: float = Field(
-        default=2000,
-        description="Refunds above this amount need two different supervisors to approve (four eyes).",
-    )
 
     hitl_users: str = Field(
         default="",
@@ -119,18 +105,8 @@ class Settings(BaseSettings):
     approval_deadline_seconds: float = Field(
         default=86_400, description="How long a gated call waits by default before it is rejected."
     )
-    refund_deadline_seconds: float = Field(
-        default=86_400, description="How long a refund waits before it escalates to a supervisor."
-    )
     escalation_deadline_seconds: float = Field(
         default=3_600, description="How long an escalated approval waits before it is rejected."
-    )
-    email_deadline_seconds: float = Field(
-        default=14_400, description="How long an e-mail waits before it is rejected."
-    )
-    signoff_deadline_seconds: float = Field(
-        default=1_800,
-        description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
     )
     hitl_notify_url: str = Field(
         default="",
@@ -237,21 +213,16 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("data_dir", "workspace_dir")
+    @field_validator("data_dir")
     @classmethod
-    def _from_launch_dir(cls, path: Path) -> Path:
-        """A relative path (`.env.example` has `DATA_DIR=data`) is taken from the launch directory.
-
-        Once, here: resolving it later would ask the OS for the working directory from the
-        server's event loop, which `langgraph dev` refuses as a blocking call.
-        """
-        return path if path.is_absolute() else LAUNCH_DIR / path
+    def _data_dir(cls, path: Path) -> Path:
+        return from_launch_dir(path)
 
     @field_validator("hitl_receipt_key_file", "hitl_receipt_jwks_file")
     @classmethod
-    def _file_from_launch_dir(cls, given: str) -> str:
-        """As `_from_launch_dir`, for the key files (empty stays empty: the default under data_dir)."""
-        return str(cls._from_launch_dir(Path(given))) if given else given
+    def _key_file(cls, given: str) -> str:
+        """Empty stays empty: the default under data_dir."""
+        return str(from_launch_dir(Path(given))) if given else given
 
     @classmethod
     def settings_customise_sources(
@@ -279,6 +250,15 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.data_dir / 'business.db'}"
+
+
+def from_launch_dir(path: Path) -> Path:
+    """A relative path (`.env.example` has `DATA_DIR=data`) taken from the launch directory.
+
+    Once, when settings are read: resolving it later would ask the OS for the working
+    directory from the server's event loop, which `langgraph dev` refuses as a blocking call.
+    """
+    return path if path.is_absolute() else LAUNCH_DIR / path
 
 
 LAUNCH_DIR = Path.cwd()

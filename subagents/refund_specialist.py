@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     from langchain_core.tools import BaseTool
 
-    from hitl.settings import Settings
+    from agents.settings import DemoSettings
     from services.registry import Services
 
 NAME = "refund_specialist"
@@ -20,7 +20,7 @@ REFUND_TOOLS = ("get_order", "get_refund_policy", "issue_refund")
 
 
 def refund_specialist(
-    tools: list[BaseTool], settings: Settings, services: Callable[[], Services] | None = None
+    tools: list[BaseTool], settings: DemoSettings, services: Callable[[], Services] | None = None
 ) -> SubagentSpec:
     """The spec, using the refund tools out of the parent's `tools` (`services` for its review text)."""
     return SubagentSpec(

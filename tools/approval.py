@@ -12,10 +12,10 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
+from agents.settings import demo_settings
 from hitl.caller import requested_by
 from hitl.contracts import ApprovalAnswer, ApprovalRequest
 from hitl.deadlines import Deadline
-from hitl.settings import get_settings
 from tools.asking import asking_agent
 from tools.results import as_json
 
@@ -41,7 +41,7 @@ def build_approval_tool(default_agent: str) -> BaseTool:
             agent=asking_agent(default=default_agent),
             tool_call_id=tool_call_id,
             **requested_by(),  # type: ignore[typeddict-item]
-            **Deadline(get_settings().signoff_deadline_seconds).stamp(),  # type: ignore[typeddict-item]
+            **Deadline(demo_settings().signoff_deadline_seconds).stamp(),  # type: ignore[typeddict-item]
         )
         answer = interrupt(request, response_schema=ApprovalAnswer)
         return as_json({"action": action, "approved": answer.approved, "reason": answer.reason})

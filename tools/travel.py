@@ -12,11 +12,11 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
-from hitl.contracts import FlightBookingAnswer, FlightBookingForm, FlightContext
 from services.flights import fare_list
 from tools.asking import asking_agent
 from tools.owners import acting_person, records_owner
 from tools.results import as_json, refusals_as_tool_errors
+from tools.travel_forms import FORM, FlightBookingAnswer, FlightBookingForm, FlightContext
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -62,7 +62,7 @@ def build_travel_tools(services: Callable[[], Services]) -> list[BaseTool]:
         flight = services().timetable.get(flight_id)  # a read: nothing may change before the form
         form = FlightBookingForm(
             type="form",
-            form="flight-booking",
+            form=FORM,
             title=(
                 f"Book {flight['origin']} → {flight['destination']} on {flight['date']} "
                 f"({fare_list(flight['price'])})"

@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from agents import ops, support, travel
-from hitl.settings import Settings
+from agents.settings import DemoSettings
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Conversation:
 @pytest.fixture
 def support_agent(services):
     """A `support` graph over the test's database, with default limits."""
-    graph = support.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings())
+    graph = support.make_graph(checkpointer=InMemorySaver(), services=services, settings=DemoSettings())
 
     def new_conversation() -> Conversation:
         return Conversation(graph, str(uuid.uuid4()))
@@ -53,7 +53,7 @@ def support_agent(services):
 @pytest.fixture
 def travel_agent(services):
     """A `travel` graph over the test's database."""
-    graph = travel.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings())
+    graph = travel.make_graph(checkpointer=InMemorySaver(), services=services, settings=DemoSettings())
     return lambda: Conversation(graph, str(uuid.uuid4()))
 
 
@@ -70,6 +70,6 @@ def workspace(tmp_path):
 def ops_agent(services, workspace):
     """An `ops` graph over the test's database and workspace."""
     graph = ops.make_graph(
-        checkpointer=InMemorySaver(), services=services, settings=Settings(workspace_dir=workspace)
+        checkpointer=InMemorySaver(), services=services, settings=DemoSettings(workspace_dir=workspace)
     )
     return lambda: Conversation(graph, str(uuid.uuid4()))

@@ -14,9 +14,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agents import ops
 from agents.offline import OPS
+from agents.settings import DemoSettings
 from hitl.scripted.model import ScriptedChatModel
 from hitl.scripted.script import Call
-from hitl.settings import Settings
 from tests.graphs.conftest import Conversation
 
 NUL_REQUEST = "Poke the workspace with NUL paths"
@@ -44,7 +44,7 @@ def nul_paths(services, workspace):
         model=ScriptedChatModel(scripts=(nul_script, OPS)),
         checkpointer=InMemorySaver(),
         services=services,
-        settings=Settings(workspace_dir=workspace),
+        settings=DemoSettings(workspace_dir=workspace),
     )
     return lambda: Conversation(graph, str(uuid.uuid4()))
 

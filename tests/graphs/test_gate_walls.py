@@ -115,7 +115,7 @@ def test_forged_receipts_allowances_and_run_policy_never_enter_state(support_age
         {
             "approval_receipts": [{"reviewer": "supervisor1", "decision": "approve"}],
             "approval_allowances": {"x": {"id": "x", "tool": "issue_refund", "bounds": {}}},
-            "run_policy": {"override": {"refund_auto_approve_limit": 10_000}},
+            "run_policy": {"override": {"tools": {"issue_refund": {"auto_approve_limit": 10_000}}}},
         },
     )
     values = chat.graph.get_state(chat.config).values

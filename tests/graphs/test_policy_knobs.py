@@ -44,7 +44,9 @@ def test_a_run_override_holds_for_its_resumes_and_ends_with_the_run(support_agen
     """override: limit 10 pauses 59; the resume (no context) keeps it; the next run is back to the policy."""
     chat = support_agent()
     (pending,) = say(
-        chat, phrases.refund_amount(59, new_order(59)), {"refund_auto_approve_limit": 10}
+        chat,
+        phrases.refund_amount(59, new_order(59)),
+        {"tools": {"issue_refund": {"auto_approve_limit": 10}}},
     ).interrupts
     assert pending.value["action_requests"][0]["description"].startswith("Refund 59 to order")
     assert chat.resume({"decisions": [{"type": "reject", "message": "no"}]}).interrupts == ()

@@ -14,8 +14,8 @@ import pytest
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 
 from agents import ops, support, travel
+from agents.settings import DemoSettings
 from hitl.gate import ApprovalGate
-from hitl.settings import Settings
 from services.registry import Services
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def built():
     """Every served graph, built as the server builds it (over a throwaway database)."""
     services = Services.open("sqlite://")
     return {
-        name: agents_in(build(services=services, settings=Settings()), name)
+        name: agents_in(build(services=services, settings=DemoSettings()), name)
         for name, build in BUILDERS.items()
     }
 

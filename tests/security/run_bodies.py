@@ -307,7 +307,7 @@ def plans(draw: st.DrawFn, agent: str) -> Plan:  # noqa: C901  (one branch per k
             st.sampled_from(
                 [
                     {"policy": {"gate_all": False, "tools": {GATED_CALLS[agent][0][0]: {"gated": False}}}},
-                    {"policy": {"refund_auto_approve_limit": 100000}},
+                    {"policy": {"tools": {"issue_refund": {"auto_approve_limit": 100000}}}},
                     {"user": "supervisor1", "role": "supervisor"},
                 ]
             )

@@ -99,7 +99,9 @@ async def test_a_lower_limit_pauses_a_59_refund_and_is_audited(
     """
     order_id = server_order(59)
     thread_id, thread = await run(
-        requester, phrases.refund_amount(59, order_id), policy={"refund_auto_approve_limit": 10}
+        requester,
+        phrases.refund_amount(59, order_id),
+        policy={"tools": {"issue_refund": {"auto_approve_limit": 10}}},
     )
     assert action(thread)["args"]["amount"] == 59.0
     assert server_services.payments.refunds_for(order_id) == []
@@ -112,7 +114,7 @@ async def test_a_lower_limit_pauses_a_59_refund_and_is_audited(
         "accepted",
         "requester1",
     )
-    assert change["message"] == "lowers refund_auto_approve_limit from 100 to 10"
+    assert change["message"] == "lowers issue_refund's auto-approve limit from 100 to 10"
 
 
 async def test_removing_decisions_narrows_what_a_reviewer_may_answer(requester, reviewer, server_order):
@@ -164,7 +166,7 @@ async def test_a_raised_limit_still_pauses_refunds_over_the_supervisor_limit(
 ):
     """loosening + always-review: with limit 1000 a 300 refund runs unpaused, a 600 one still pauses."""
     small, large = server_order(300), server_order(600)
-    raised = {"refund_auto_approve_limit": 1000}
+    raised = {"tools": {"issue_refund": {"auto_approve_limit": 1000}}}
     _, thread = await run(supervisor, phrases.refund_in_full(small), policy=raised)
     assert thread["status"] == "idle"
     assert [r["amount"] for r in server_services.payments.refunds_for(small)] == [300.0]
@@ -179,14 +181,18 @@ async def test_a_raised_limit_still_pauses_refunds_over_the_supervisor_limit(
         ({"tools": {"send_mail": {}}}, "support", "names tools it does not have: send_mail"),
         ({"tools": {"send_email": {"allowed_decisions": ["aprove"]}}}, "support", "allowed_decisions.0"),
         ({"gate_all": "yes"}, "support", "gate_all: Input should be a valid boolean"),
-        ({"refund_auto_approve_limit": "10"}, "support", "refund_auto_approve_limit"),
+        (
+            {"tools": {"issue_refund": {"auto_approve_limit": "10"}}},
+            "support",
+            "issue_refund.auto_approve_limit",
+        ),
         ({"auto_approve": True}, "support", "Extra inputs are not permitted"),
         (
             {"tools": {"send_email": {"gated": False, "allowed_decisions": ["approve"]}}},
             "support",
             "gated: false",
         ),
-        ({"refund_auto_approve_limit": 10}, "travel", "no refund_auto_approve_limit"),
+        ({"tools": {"book_flight": {"auto_approve_limit": 10}}}, "travel", "has no auto-approve limit"),
         (["gate_all"], "support", "valid dictionary"),
     ],
 )

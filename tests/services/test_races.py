@@ -17,7 +17,7 @@ from langgraph.types import Command
 
 from agents import support
 from agents.offline import phrases
-from hitl.settings import Settings
+from agents.settings import DemoSettings
 from services.errors import BusinessRuleError
 from tests.conftest import add_order
 
@@ -93,7 +93,7 @@ def test_two_reviewers_resuming_one_interrupt_refund_once(services):
 
     The one refund is for the tool call the interrupt showed, and both runs report it.
     """
-    agent = support.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings())
+    agent = support.make_graph(checkpointer=InMemorySaver(), services=services, settings=DemoSettings())
     approve = Command(resume={"decisions": [{"type": "approve"}]})
     for _ in range(GRAPH_ROUNDS):
         order_id = add_order(services, 300)

@@ -49,7 +49,7 @@ def test_an_order_is_refunded_at_most_once(services):
 
 @pytest.mark.parametrize(
     ("amount", "order_id", "message"),
-    [(0, None, "must be positive"), (251, None, "exceeds it"), (10, "Z0000", "There is no order Z0000")],
+    [(0, None, "must be more than 0"), (251, None, "exceeds it"), (10, "Z0000", "There is no order Z0000")],
 )
 def test_a_refund_outside_the_rules_writes_nothing(services, amount, order_id, message):
     """refunds: zero, more than was paid, or an unknown order is refused and nothing is written."""

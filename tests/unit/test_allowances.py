@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from agents.settings import DemoSettings
 from agents.support_policy import support_policy
 from hitl.allowances import covering, merge_allowances, within
-from hitl.settings import Settings
 from server.allowances import granted
 from server.resume_gate import Accepted, Pending, ResumeRefused
 from server.users import User
 
-GATES = support_policy(Settings())
+GATES = support_policy(DemoSettings())
 REVIEWER = User(identity="reviewer1", role="reviewer")
 
 

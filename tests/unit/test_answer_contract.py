@@ -18,8 +18,8 @@ from pydantic import TypeAdapter
 
 from agents import ops, support, travel
 from agents.offline import phrases
+from agents.settings import DemoSettings
 from hitl import answer_contract
-from hitl.settings import Settings
 from server.resume_gate import Pending, ResumeRefused, check_resume
 from server.users import User
 
@@ -53,10 +53,12 @@ def graphs(services, tmp_path) -> dict[str, Any]:
     (workspace / "tmp").mkdir(parents=True)
     (workspace / "tmp" / "old.log").write_text("old log\n")
     return {
-        "support": support.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings()),
-        "travel": travel.make_graph(checkpointer=InMemorySaver(), services=services, settings=Settings()),
+        "support": support.make_graph(
+            checkpointer=InMemorySaver(), services=services, settings=DemoSettings()
+        ),
+        "travel": travel.make_graph(checkpointer=InMemorySaver(), services=services, settings=DemoSettings()),
         "ops": ops.make_graph(
-            checkpointer=InMemorySaver(), services=services, settings=Settings(workspace_dir=workspace)
+            checkpointer=InMemorySaver(), services=services, settings=DemoSettings(workspace_dir=workspace)
         ),
     }
 

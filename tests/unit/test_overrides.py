@@ -6,11 +6,11 @@ import pytest
 
 from agents import ops, support, travel
 from agents.ops_policy import ops_policy
+from agents.settings import DemoSettings
 from agents.support_policy import refund_specialist_policy, support_policy
 from hitl.contracts import contracts_schema
 from hitl.overrides import OverrideError, changes, effective_policy, parse
 from hitl.served import card_of
-from hitl.settings import Settings
 
 REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
 
@@ -18,7 +18,7 @@ REFUND = {"order_id": "A1", "amount": 59, "reason": "r"}
 @pytest.fixture(scope="module")
 def catalogs():
     """The served agents' catalogs, with the default limits (auto-approve 100, supervisor 500)."""
-    settings = Settings()
+    settings = DemoSettings()
     graphs = {
         "support": support.make_graph(settings=settings),
         "travel": travel.make_graph(settings=settings),
@@ -42,11 +42,12 @@ def catalogs():
         ),
         ({"gate_all": 1}, "policy.gate_all: Input should be a valid boolean"),
         (
-            {"refund_auto_approve_limit": "10"},
-            "policy.refund_auto_approve_limit: Input should be a valid number",
+            {"tools": {"issue_refund": {"auto_approve_limit": "10"}}},
+            "policy.tools.issue_refund.auto_approve_limit: Input should be a valid number",
         ),
-        ({"refund_auto_approve_limit": -1}, "greater than or equal to 0"),
-        ({"refund_auto_approve_limit": float("inf")}, "finite number"),
+        ({"tools": {"issue_refund": {"auto_approve_limit": -1}}}, "greater than or equal to 0"),
+        ({"tools": {"issue_refund": {"auto_approve_limit": float("inf")}}}, "finite number"),
+        ({"tools": {"issue_refund": {"gated": True, "auto_approve_limit": 5}}}, "takes no limit"),
         ({"refund_limit": 10}, "policy.refund_limit: Extra inputs are not permitted"),
         ({"tools": {"send_email": {"gated": False, "allowed_decisions": ["reject"]}}}, "gated: false"),
         ("gate everything", "valid dictionary"),
@@ -60,9 +61,11 @@ def test_bad_overrides_name_the_problem(catalogs, raw, message):
 
 
 def test_a_limit_knob_is_refused_where_there_is_no_limit(catalogs):
-    """validation: travel has no refund limit, so refund_auto_approve_limit is refused there."""
-    with pytest.raises(OverrideError, match="travel: it has no refund_auto_approve_limit"):
-        parse({"refund_auto_approve_limit": 10}, catalogs["travel"])
+    """validation: a tool without an auto-approve limit (book_flight, send_email) takes none."""
+    with pytest.raises(OverrideError, match="book_flight has no auto-approve limit"):
+        parse({"tools": {"book_flight": {"auto_approve_limit": 10}}}, catalogs["travel"])
+    with pytest.raises(OverrideError, match="send_email has no auto-approve limit"):
+        parse({"tools": {"send_email": {"auto_approve_limit": 10}}}, catalogs["support"])
 
 
 def test_subagent_and_builtin_tools_may_be_named(catalogs):
@@ -73,20 +76,24 @@ def test_subagent_and_builtin_tools_may_be_named(catalogs):
 
 def test_a_parsed_override_is_plain_json_without_defaults(catalogs):
     """normal form: only what was set is kept; limits become floats."""
-    assert parse({"gate_all": False, "refund_auto_approve_limit": 10, "tools": {}}, catalogs["support"]) == {
-        "refund_auto_approve_limit": 10.0
-    }
+    parsed = parse(
+        {"gate_all": False, "tools": {"issue_refund": {"auto_approve_limit": 10}}}, catalogs["support"]
+    )
+    assert parsed == {"tools": {"issue_refund": {"auto_approve_limit": 10.0}}}
 
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
-        ({"refund_auto_approve_limit": 10}, [("tighten", "lowers refund_auto_approve_limit from 100 to 10")]),
         (
-            {"refund_auto_approve_limit": 1000},
-            [("loosen", "raises refund_auto_approve_limit from 100 to 1000")],
+            {"tools": {"issue_refund": {"auto_approve_limit": 10}}},
+            [("tighten", "lowers issue_refund's auto-approve limit from 100 to 10")],
         ),
-        ({"refund_auto_approve_limit": 100}, []),
+        (
+            {"tools": {"issue_refund": {"auto_approve_limit": 1000}}},
+            [("loosen", "raises issue_refund's auto-approve limit from 100 to 1000")],
+        ),
+        ({"tools": {"issue_refund": {"auto_approve_limit": 100}}}, []),
         ({"gate_all": True}, [("tighten", "pauses every call of ask_user, issue_refund, send_email")]),
         ({"tools": {"get_order": {}}}, [("tighten", "gates get_order (approve, reject)")]),
         ({"tools": {"get_order": {"gated": False}}}, []),
@@ -123,7 +130,7 @@ def test_loosening_counts_for_any_subagent_that_gates_the_tool(catalogs):
 
 def test_the_effective_policy_applies_limits_gates_and_decisions():
     """application: a lower limit pauses 59, new gates appear, ungated refunds still pause over 500."""
-    policy = support_policy(Settings())
+    policy = support_policy(DemoSettings())
     base = effective_policy(policy, {"get_order"}, None)
     assert not base["issue_refund"].pauses(REFUND)
     assert "get_order" not in base
@@ -132,8 +139,11 @@ def test_the_effective_policy_applies_limits_gates_and_decisions():
         policy,
         {"get_order"},
         {
-            "refund_auto_approve_limit": 10.0,
-            "tools": {"get_order": {}, "send_email": {"allowed_decisions": ["reject"]}},
+            "tools": {
+                "issue_refund": {"auto_approve_limit": 10.0},
+                "get_order": {},
+                "send_email": {"allowed_decisions": ["reject"]},
+            },
         },
     )
     assert tightened["issue_refund"].pauses(REFUND)
@@ -147,7 +157,7 @@ def test_the_effective_policy_applies_limits_gates_and_decisions():
 
 def test_an_override_may_only_add_gates_to_tools_the_agent_has():
     """application: a subagent's gate ignores an override entry for a tool it does not have."""
-    policy = refund_specialist_policy(Settings())
+    policy = refund_specialist_policy(DemoSettings())
     assert set(effective_policy(policy, {"issue_refund", "get_order"}, {"tools": {"send_email": {}}})) == {
         "issue_refund"
     }
@@ -155,7 +165,7 @@ def test_an_override_may_only_add_gates_to_tools_the_agent_has():
 
 def test_gate_all_drops_conditions_but_keeps_decisions():
     """application: gate_all pauses a 59 refund and a SELECT, with the policy's own decisions."""
-    support_gates = effective_policy(support_policy(Settings()), set(), {"gate_all": True})
+    support_gates = effective_policy(support_policy(DemoSettings()), set(), {"gate_all": True})
     assert support_gates["issue_refund"].pauses(REFUND)
     assert support_gates["issue_refund"].allowed_decisions == ("approve", "edit", "reject")
     ops_gates = effective_policy(ops_policy(), set(), {"gate_all": True})

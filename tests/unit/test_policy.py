@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from agents.settings import DemoSettings
 from agents.support_policy import support_policy
 from hitl.gate import ApprovalGate
 from hitl.policy import ToolGate
-from hitl.settings import Settings
 from services.registry import Services
 from tools.support import build_support_tools
 
@@ -44,7 +44,7 @@ def test_unknown_or_empty_decisions_are_refused(decisions):
 )
 def test_refund_limits_decide_pause_and_role(amount, pauses, role):
     """limits: above 100 pauses, above 500 needs a supervisor, unreadable amounts are gated strictly."""
-    gate = support_policy(Settings(refund_auto_approve_limit=100, refund_supervisor_limit=500))[
+    gate = support_policy(DemoSettings(refund_auto_approve_limit=100, refund_supervisor_limit=500))[
         "issue_refund"
     ]
     args = {"order_id": "A1", "amount": amount, "reason": "r"}

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.settings import DemoSettings
 from hitl.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_env_example_lists_every_setting():
-    """docs: each Settings field has a line `NAME=` in .env.example, with a comment above it."""
+    """docs: each setting (the layer's and the demo's) has a line `NAME=` in .env.example, commented."""
     lines = (ROOT / ".env.example").read_text().splitlines()
-    for name in Settings.model_fields:
+    for name in DemoSettings.model_fields:
         variable = name.upper()
         matches = [i for i, line in enumerate(lines) if line.startswith(f"{variable}=")]
         assert matches, f"{variable} is missing from .env.example"
@@ -46,7 +47,7 @@ def test_relative_paths_are_taken_from_the_launch_directory(tmp_path, monkeypatc
     monkeypatch.setenv("WORKSPACE_DIR", "workspace")
     monkeypatch.setenv("HITL_RECEIPT_KEY_FILE", "keys/signing.pem")
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    settings = Settings(_env_file=None)
+    settings = DemoSettings(_env_file=None)
     assert settings.data_dir == tmp_path / "data"
     assert settings.workspace_dir == tmp_path / "workspace"
     assert settings.hitl_receipt_key_file == str(tmp_path / "keys" / "signing.pem")

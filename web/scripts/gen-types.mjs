@@ -1,7 +1,8 @@
 // Generates src/contracts/generated.ts, the app's only TypeScript copy of the HITL contracts.
-// Source: ../hitl/schemas/contracts.json (published by the Python side) when it exists; any
-// definition it does not publish yet is taken from the provisional src/contracts/contracts.json,
-// and listed on stdout. With no published file, the provisional copy alone is used.
+// Source: ../hitl/schemas/contracts.json (published by the Python side) and src/contracts/forms.json
+// (the forms the served agents register) when they exist; any definition neither publishes yet is
+// taken from the provisional src/contracts/contracts.json, and listed on stdout. With no published
+// file, the provisional copy alone is used.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,7 @@ import { compile } from "json-schema-to-typescript";
 
 const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const published = resolve(webRoot, "../hitl/schemas/contracts.json");
+const forms = resolve(webRoot, "src/contracts/forms.json"); // the served agents' own forms (make schemas)
 const provisional = resolve(webRoot, "src/contracts/contracts.json");
 const output = resolve(webRoot, "src/contracts/generated.ts");
 
@@ -41,7 +43,7 @@ function stripTitles(node) {
 const refsToDefs = (schema) =>
   JSON.parse(JSON.stringify(schema).replaceAll('"#/definitions/', '"#/$defs/'));
 
-const sources = existsSync(published) ? [published, provisional] : [provisional];
+const sources = [published, forms, provisional].filter((path) => path === provisional || existsSync(path));
 const merged = {};
 const origin = {};
 for (const path of sources) {
@@ -51,7 +53,9 @@ for (const path of sources) {
     origin[name] = relative(webRoot, path);
   }
 }
-const fallbacks = Object.keys(origin).filter((name) => sources.length > 1 && origin[name] !== relative(webRoot, published));
+const fallbacks = Object.keys(origin).filter(
+  (name) => sources.length > 1 && origin[name] === relative(webRoot, provisional),
+);
 const names = Object.keys(merged).sort();
 
 const root = {

@@ -1,0 +1,55 @@
+"""The demo's own settings: refund limits, the deadlines of its tools, the ops agent's workspace.
+
+They extend the approval layer's `hitl.settings.Settings` and are read the same way (the
+environment, then `.env`; `.env.example` lists them); the layer knows none of them. Your own
+agents keep their knobs the same way, in a class of their own.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, field_validator
+
+from hitl.settings import Settings, from_launch_dir
+
+
+class DemoSettings(Settings):
+    """The layer's settings plus the shop's, travel's and ops' own."""
+
+    workspace_dir: Path = Field(
+        default=Path("workspace"),
+        description="Root directory of the ops agent's files; its file tools cannot reach outside it.",
+    )
+    refund_auto_approve_limit: float = Field(
+        default=100, description="Refunds up to this amount run without a person."
+    )
+    refund_supervisor_limit: float = Field(
+        default=500, description="Refunds above this amount need a supervisor to decide."
+    )
+    refund_dual_control_limit: float = Field(
+        default=2000,
+        description="Refunds above this amount need two different supervisors to approve (four eyes).",
+    )
+    refund_deadline_seconds: float = Field(
+        default=86_400, description="How long a refund waits before it escalates to a supervisor."
+    )
+    email_deadline_seconds: float = Field(
+        default=14_400, description="How long an e-mail waits before it is rejected."
+    )
+    signoff_deadline_seconds: float = Field(
+        default=1_800,
+        description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
+    )
+
+    @field_validator("workspace_dir")
+    @classmethod
+    def _workspace_dir(cls, path: Path) -> Path:
+        return from_launch_dir(path)
+
+
+@lru_cache(maxsize=1)
+def demo_settings() -> DemoSettings:
+    """The process-wide demo settings, read once."""
+    return DemoSettings()
