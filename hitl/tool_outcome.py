@@ -83,8 +83,9 @@ def lost_connection(error: BaseException) -> bool:
     if not isinstance(error, DBAPIError):
         return False
     driver_error = type(error.orig)
+    kinds = {kind.__name__ for kind in driver_error.__mro__}  # psycopg's AdminShutdown is an OperationalError
     return error.connection_invalidated or (
-        driver_error.__name__ in {"OperationalError", "InterfaceError"}
+        bool(kinds & {"OperationalError", "InterfaceError"})
         and not driver_error.__module__.startswith("sqlite3")
     )
 

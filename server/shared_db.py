@@ -132,5 +132,5 @@ def retrying(work: Callable[[], T], what: str, *, seconds: float = RETRY_SECONDS
 
 def _lost_connection(error: DBAPIError) -> bool:
     """Whether `error` says the connection failed (not the statement): OperationalError, invalidation."""
-    name = type(error.orig).__name__ if error.orig is not None else ""
-    return bool(error.connection_invalidated) or name in {"OperationalError", "InterfaceError"}
+    kinds = {kind.__name__ for kind in type(error.orig).__mro__} if error.orig is not None else set()
+    return bool(error.connection_invalidated) or bool(kinds & {"OperationalError", "InterfaceError"})
