@@ -7,14 +7,14 @@ const row: InboxItem = {
   thread_id: "thread-9",
   interrupt_id: "int-9",
   action_index: 0,
-  graph_id: "support",
+  graph_id: "invoices",
   tool_call_id: "call-9",
   deadline: null,
   escalated: false,
-  agent: "support",
-  tool: "issue_refund",
-  args: { order_id: "A-1", amount: 899 },
-  description: "Refund 899 on A-1",
+  agent: "invoices",
+  tool: "pay_invoice",
+  args: { invoice_id: "INV-1", amount: 899 },
+  description: "Pay 899 on INV-1",
   allowed_decisions: ["approve", "edit", "reject"],
   required_role: "supervisor",
   owner: "requester1",
@@ -62,7 +62,7 @@ describe("sign-in and inbox", () => {
     expect(inbox[0]).toEqual({ path: "/inbox?limit=50", authorization: "Bearer dev-reviewer1" });
 
     fireEvent.click(rows[0]!);
-    expect(window.location.hash).toBe("#/threads/thread-9?agent=support");
+    expect(window.location.hash).toBe("#/threads/thread-9?agent=invoices");
   });
 
   it("without /app-config only the token box is offered, and the token is kept for the tab", async () => {

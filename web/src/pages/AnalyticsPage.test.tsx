@@ -15,13 +15,13 @@ const summary: AnalyticsSummary = {
   totals: { ...timings, ...quarter, refused: 2, escalated: 1 },
   by_tool: [
     {
-      tool: "issue_refund",
+      tool: "pay_invoice",
       ...timings,
       ...quarter,
       edits: { amount: { changed: 1, mean_change: -200, mean_relative_change: -0.2225 } },
     },
   ],
-  by_agent: [{ agent: "support", ...timings, ...quarter }],
+  by_agent: [{ agent: "invoices", ...timings, ...quarter }],
   by_reviewer: [
     {
       reviewer: "reviewer1",
@@ -84,7 +84,7 @@ describe("analytics dashboard", () => {
     expect(screen.getByTestId("total-p90").textContent).toBe("42.6 min p90");
     expect(screen.getByTestId("total-refused").textContent).toBe("2 refused");
     const tool = screen.getAllByTestId("analytics-tool-row")[0]!;
-    expect(tool.dataset.name).toBe("issue_refund");
+    expect(tool.dataset.name).toBe("pay_invoice");
     expect(within(tool).getByText("amount ×1 (-200, -22%)")).toBeTruthy();
     const reviewer = screen.getAllByTestId("analytics-reviewer-row")[0]!;
     expect(within(reviewer).getAllByRole("cell").map((c) => c.textContent)).toEqual([
