@@ -72,6 +72,8 @@ def start_dev_server(
         "MODEL": "scripted",
         "HITL_USERS": f"{dev_users()},{TEST_USERS}",
         "HITL_DEV_MODE": "true",  # the dev-* tokens of .env.example work only in dev mode
+        # The code of this checkout, also where the venv's editable install points at another copy.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         **(env_overrides or {}),
     }
     env.pop("OPENAI_API_KEY", None)
