@@ -20,8 +20,8 @@ from langgraph_sdk import get_sync_client
 from rich.console import Console
 from rich.table import Table
 
+from hitl import scaffold, verify_view
 from hitl import stats as stats_view
-from hitl import verify_view
 from hitl.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
 from hitl.verification import Evidence
 from hitl.verification import verify as check_thread
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from hitl.contracts import Decision
 
 app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
+app.add_typer(scaffold.commands, name="new")
 out = Console()
 err = Console(stderr=True)
 
