@@ -21,6 +21,8 @@ WEB_DEPS := $(WEB)/node_modules/.installed
 WEB_BUILD := $(WEB)/dist/index.html
 WEB_SOURCES := $(shell find $(WEB)/src -type f) $(wildcard $(WEB)/*.json $(WEB)/*.ts $(WEB)/index.html)
 CHROMIUM := /usr/bin/chromium
+# The agents langgraph.json serves (for `make dev`'s first line)
+AGENTS = $(shell $(PYTHON) -c 'import json; print(", ".join(json.load(open("langgraph.json"))["graphs"]))')
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
@@ -62,7 +64,7 @@ $(CHROMIUM):
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
 	@$(BIN)/python -m server.port_check $(PORT)
 	@$(BIN)/python -m hitl.receipt_keys ensure
-	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: support, travel, ops; every API route needs a token)"
+	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: $(AGENTS); every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
 

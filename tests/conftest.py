@@ -1,7 +1,8 @@
-"""Fixtures shared by every layer: a fresh business database, unique orders, the one dev server.
+"""Fixtures shared by every layer: the one dev server and its users; the demo's database and orders.
 
 The session's `langgraph dev` (`server`) is defined here, once, so the server and the web
-tests share it.
+tests share it. The demo's fixtures (`services`, `new_order`, `server_order`, ...) import the
+demo's business code when asked for, so a project without the demo runs the rest as is.
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from services.orders import Order
-from services.registry import Services
 from tests.devserver import DevServer, serving, user_clients
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from services.registry import Services
+
 
 @pytest.fixture
 def services(tmp_path) -> Services:
     """Business services over a new SQLite file, seeded with the demo orders."""
+    from services.registry import Services  # noqa: PLC0415  (the demo's)
+
     return Services.open(f"sqlite:///{tmp_path / 'business.db'}")
 
 
@@ -44,6 +47,8 @@ def add_order(
     Ids are random (9 digits, the most the scripted model reads); one already taken is drawn
     again, since the benchmarks add over 10,000 orders to one database.
     """
+    from services.orders import Order  # noqa: PLC0415  (the demo's)
+
     while True:
         order_id = f"B{uuid.uuid4().int % 10**9:09d}"
         try:

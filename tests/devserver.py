@@ -21,12 +21,13 @@ import pytest
 from langgraph_sdk import get_client
 
 from server.replicas import free_port, stop
-from services.registry import Services
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
 
     from langgraph_sdk.client import LangGraphClient
+
+    from services.registry import Services
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
@@ -52,6 +53,9 @@ class DevServer:
 
     @property
     def services(self) -> Services:
+        """The demo's business services over this server's database (a project without the demo has none)."""
+        from services.registry import Services  # noqa: PLC0415
+
         return Services.open(self.database_url)
 
 
@@ -72,6 +76,8 @@ def start_dev_server(
         "MODEL": "scripted",
         "HITL_USERS": f"{dev_users()},{TEST_USERS}",
         "HITL_DEV_MODE": "true",  # the dev-* tokens of .env.example work only in dev mode
+        # The code of this checkout, also where the venv's editable install points at another copy.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         **(env_overrides or {}),
     }
     env.pop("OPENAI_API_KEY", None)

@@ -10,18 +10,15 @@ venv, the web build) is shared with this checkout, as `make -o` treats them as d
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from server.replicas import free_port, stop
+from tests.newcomer import as_typed, clean_copy, make_dev
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -29,11 +26,6 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.server
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = (".venv", "web/dist", "web/node_modules")
-"""What make would build on a fresh machine: linked from this checkout instead (minutes of installs)."""
-PREBUILT = ("-o", ".venv/.installed", "-o", "web/dist/index.html")
-SHELL = ("PATH", "HOME", "LANG", "LC_ALL", "USER", "TERM")
-"""The variables a newcomer's shell has; nothing of the test run's (DATA_DIR, HITL_*, ...)."""
 THREAD = re.compile(r"thread ([0-9a-f-]{36})")
 
 
@@ -48,41 +40,10 @@ def walk_through() -> list[str]:
 @pytest.fixture(scope="module")
 def newcomer(tmp_path_factory) -> Iterator[tuple[Path, int]]:
     """A clean copy of HEAD served by `make dev PORT=<free>`, started as a newcomer starts it."""
-    copy = tmp_path_factory.mktemp("newcomer") / "hitl-agent-server"
-    subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(copy)], check=True, timeout=120)
-    for part in SHARED:
-        if (ROOT / part).exists():
-            (copy / part).parent.mkdir(parents=True, exist_ok=True)
-            (copy / part).symlink_to(ROOT / part)
+    copy = clean_copy(ROOT, tmp_path_factory.mktemp("newcomer") / "hitl-agent-server")
     assert not (copy / ".env").exists()
-    port = free_port()
-    env = {key: os.environ[key] for key in SHELL if key in os.environ}
-    log = copy.parent / "make-dev.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            ["make", *PREBUILT, "dev", f"PORT={port}"],
-            cwd=copy,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"make dev exited:\n{log.read_text()[-3000:]}"
-            assert "Application startup failed" not in log.read_text(), log.read_text()[-3000:]
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/ok", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"make dev did not serve /ok on {port} in 90 s:\n{log.read_text()[-3000:]}")
+    with make_dev(copy) as port:
         yield copy, port
-    finally:
-        stop(process)
 
 
 def test_make_dev_serves_a_clean_copy_with_the_env_example_values(newcomer):
@@ -100,25 +61,13 @@ def test_make_dev_serves_a_clean_copy_with_the_env_example_values(newcomer):
 def test_the_readme_walk_through_refunds_a1024_once(newcomer):
     """README, verbatim: A1024's 899 refund is asked, listed, approved, written once and audited."""
     copy, port = newcomer
-    env = {key: os.environ[key] for key in SHELL if key in os.environ}
     commands = walk_through()
     setup = [c for c in commands if c.startswith(("export ", "alias "))]
     said: dict[str, str] = {}
     thread = ""
     for command in commands:
-        script = "\n".join(["shopt -s expand_aliases", *setup, command.replace("<thread>", thread)])
-        done = subprocess.run(
-            ["bash", "-c", script.replace("127.0.0.1:2024", f"127.0.0.1:{port}")],
-            cwd=copy,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
-        said[command] = done.stdout
-        if not thread and (found := THREAD.search(done.stdout)):
+        said[command] = as_typed(copy, port, [*setup, command.replace("<thread>", thread)])
+        if not thread and (found := THREAD.search(said[command])):
             thread = found.group(1)
 
     def output_of(part: str) -> str:

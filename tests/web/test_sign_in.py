@@ -49,9 +49,18 @@ async def test_a_dev_user_signs_in_with_one_click_and_signs_out(web):
 
 
 async def test_an_unknown_token_gets_the_servers_401_on_the_inbox(web):
-    """a typed token the server does not know: the inbox shows the server's 401 message, no rows."""
+    """a typed token the server does not know: the inbox shows the server's 401 message, no rows.
+
+    The agents cannot be read either: the inbox's filter and a new conversation say the token was refused.
+    """
     tab = await web.open_signed_out()
     await tab.page.get_by_test_id("signin-token").fill("not-a-known-token")
     await tab.page.get_by_test_id("signin-submit").click()
     await expect(tab.page.get_by_test_id("inbox-error")).to_contain_text("401")
     await expect(tab.page.get_by_test_id("inbox-row")).to_have_count(0)
+    refused = "The server refused your token (401"
+    await expect(tab.page.get_by_test_id("agents-error")).to_contain_text(refused)
+    await tab.page.get_by_test_id("nav-new").click()
+    await expect(tab.page.get_by_test_id("thread-error")).to_contain_text(refused)
+    await expect(tab.page.get_by_test_id("agents-retry")).to_be_visible()
+    await expect(tab.page.get_by_test_id("message-input")).to_have_count(0)

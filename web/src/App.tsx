@@ -6,7 +6,7 @@ import { isStaff, useMe } from "./hooks/useMe";
 import { InboxPage } from "./pages/InboxPage";
 import { SignInPage } from "./pages/SignInPage";
 import { ThreadPage } from "./pages/ThreadPage";
-import { useRoute } from "./router";
+import { threadHref, useRoute } from "./router";
 
 // The dashboard and its chart library load only when it is opened (a chunk of its own).
 const AnalyticsPage = lazy(() => import("./pages/AnalyticsPage").then((m) => ({ default: m.AnalyticsPage })));
@@ -24,7 +24,7 @@ export function App() {
         </a>
         {session.token && (
           <>
-            <a href="#/threads/new?agent=support" data-testid="nav-new">
+            <a href={threadHref(null)} data-testid="nav-new">
               New conversation
             </a>
             {isStaff(me) && (

@@ -4,12 +4,4 @@ export function apiUrl(): string {
   return (fromEnv && fromEnv.trim()) || window.location.origin;
 }
 
-/** Assistants (served graphs) a conversation can be started with. */
-export const ASSISTANTS = ["support", "travel", "ops"] as const;
-export type AssistantId = (typeof ASSISTANTS)[number];
-
-export function isAssistantId(value: unknown): value is AssistantId {
-  return typeof value === "string" && (ASSISTANTS as readonly string[]).includes(value);
-}
-
 export const INBOX_POLL_MS = 4000;

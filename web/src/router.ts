@@ -1,4 +1,7 @@
-/** Hash routes: `#/inbox`, `#/analytics`, `#/threads/new?agent=support`, `#/threads/<id>?agent=<assistant>`. */
+/**
+ * Hash routes: `#/inbox`, `#/analytics`, `#/threads/new` (the first agent the server serves) or
+ * `#/threads/new?agent=<graph>`, `#/threads/<id>?agent=<graph>`.
+ */
 import { useEffect, useState } from "react";
 
 export type Route =

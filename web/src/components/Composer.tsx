@@ -1,16 +1,17 @@
-/** Message box; on a new conversation also the assistant picker. */
+/** Message box; on a new conversation also the agent picker, offering the agents the server serves. */
 import { useState } from "react";
-import { ASSISTANTS } from "../config";
 
 interface ComposerProps {
   assistantId: string;
+  /** The agents the server serves (`useAgents`); the thread's own agent is offered even if it is not among them. */
+  agents: readonly string[];
   canChooseAssistant: boolean;
   disabled: boolean;
   onAssistantChange: (assistantId: string) => void;
   onSend: (text: string) => void;
 }
 
-export function Composer({ assistantId, canChooseAssistant, disabled, onAssistantChange, onSend }: ComposerProps) {
+export function Composer({ assistantId, agents, canChooseAssistant, disabled, onAssistantChange, onSend }: ComposerProps) {
   const [text, setText] = useState("");
   const send = () => {
     if (!text.trim()) return;
@@ -32,12 +33,12 @@ export function Composer({ assistantId, canChooseAssistant, disabled, onAssistan
         disabled={!canChooseAssistant}
         onChange={(event) => onAssistantChange(event.target.value)}
       >
-        {ASSISTANTS.map((name) => (
+        {agents.map((name) => (
           <option key={name} value={name}>
             {name}
           </option>
         ))}
-        {!(ASSISTANTS as readonly string[]).includes(assistantId) && <option value={assistantId}>{assistantId}</option>}
+        {!agents.includes(assistantId) && <option value={assistantId}>{assistantId}</option>}
       </select>
       <textarea
         aria-label="Message the agent"

@@ -10,7 +10,7 @@ import { useApprovals } from "./useApprovals";
 
 const API = "http://api.test";
 const THREAD = "thread-1";
-const REFUSAL = "403: reviewer1 may not approve delete_file";
+const REFUSAL = "403: reviewer1 may not approve archive_file";
 
 interface Seen {
   method: string;
@@ -71,7 +71,7 @@ afterEach(() => {
 
 function mount() {
   return renderHook(() =>
-    useApprovals({ apiUrl: API, token: "dev-reviewer1", assistantId: "ops", threadId: THREAD }),
+    useApprovals({ apiUrl: API, token: "dev-reviewer1", assistantId: "records", threadId: THREAD }),
   );
 }
 

@@ -6,7 +6,7 @@ import {
   approvalRequest,
   auditRecord,
   batched,
-  flightFormSchema,
+  formSchema,
   form,
   perCallSchema,
   receipt,
@@ -52,7 +52,7 @@ function use(init: FakeStreamInit, respond?: Respond) {
   current = fakeStream(init, respond);
   vi.mocked(useStream).mockImplementation(() => current as unknown as Stream);
   return renderHook(() =>
-    useApprovals({ apiUrl: "http://api.test", token: "dev-reviewer1", assistantId: "ops", threadId: "thread-1" }),
+    useApprovals({ apiUrl: "http://api.test", token: "dev-reviewer1", assistantId: "records", threadId: "thread-1" }),
   );
 }
 
@@ -84,12 +84,12 @@ describe("batched approvals", () => {
     const item = byId(result.current.pending, "batch-1");
     expect(item?.kind === "batched" && item.actions.map((a) => a.draft?.type)).toEqual([undefined, "approve"]);
 
-    await act(() => result.current.edit({ interruptId: "batch-1", actionIndex: 0 }, { order_id: "A-1", amount: 200 }));
+    await act(() => result.current.edit({ interruptId: "batch-1", actionIndex: 0 }, { invoice_id: "INV-1", amount: 200 }));
     expect(respond).toHaveBeenCalledTimes(1);
     expect(respond).toHaveBeenCalledWith(
       {
         decisions: [
-          { type: "edit", edited_action: { name: "issue_refund", args: { order_id: "A-1", amount: 200 } } },
+          { type: "edit", edited_action: { name: "pay_invoice", args: { invoice_id: "INV-1", amount: 200 } } },
           { type: "approve" },
         ],
       },
@@ -108,7 +108,7 @@ describe("batched approvals", () => {
 
     await act(() => result.current.respond({ interruptId: "batch-1", actionIndex: 1 }, "hello"));
     let item = byId(result.current.pending, "batch-1");
-    expect(item?.status).toEqual({ phase: "error", message: "respond is not allowed for send_email" });
+    expect(item?.status).toEqual({ phase: "error", message: "respond is not allowed for send_reminder" });
 
     await act(() => result.current.reject({ interruptId: "batch-1", actionIndex: 0 }, "too much"));
     act(() => result.current.undo({ interruptId: "batch-1", actionIndex: 0 }));
@@ -138,7 +138,7 @@ describe("per-call approvals, forms and approval requests", () => {
 
     await act(() => result.current.edit({ interruptId: "int-a" }, { path: "reports/older.csv" }));
     expect(respond).toHaveBeenLastCalledWith(
-      { type: "edit", edited_action: { name: "delete_file", args: { path: "reports/older.csv" } } },
+      { type: "edit", edited_action: { name: "archive_file", args: { path: "reports/older.csv" } } },
       { interruptId: "int-a" },
     );
     expect(result.current.pending).toEqual([]);
@@ -148,7 +148,7 @@ describe("per-call approvals, forms and approval requests", () => {
     stateBody = {
       tasks: [
         { interrupts: [{ id: "int-a", value: toolApproval, response_schema: perCallSchema }] },
-        { interrupts: [], state: { tasks: [{ interrupts: [{ id: "form-1", value: form, response_schema: flightFormSchema }] }] } },
+        { interrupts: [], state: { tasks: [{ interrupts: [{ id: "form-1", value: form, response_schema: formSchema }] }] } },
       ],
     };
     const respond = makeRespond();
@@ -160,9 +160,9 @@ describe("per-call approvals, forms and approval requests", () => {
     const perCall = byId(result.current.pending, "int-a");
     expect(perCall?.kind === "tool_approval" && perCall.editArgsSchema?.required).toEqual(["path"]);
     const formItem = byId(result.current.pending, "form-1");
-    expect(formItem?.kind === "form" && formItem.responseSchema).toEqual(flightFormSchema);
+    expect(formItem?.kind === "form" && formItem.responseSchema).toEqual(formSchema);
 
-    const answer = { decision: "approve", seat_class: "premium", insurance: true };
+    const answer = { decision: "approve", terms: "net-30", reminder: true };
     await act(() => result.current.submit("form-1", answer));
     expect(respond).toHaveBeenLastCalledWith(answer, { interruptId: "form-1" });
     await act(() => result.current.submit("ask-1", { approved: false, reason: "freeze" }));
@@ -173,7 +173,7 @@ describe("per-call approvals, forms and approval requests", () => {
 
 describe("refusals and resolved approvals", () => {
   it("a refused resume (error envelope) keeps the card, shows the server's message, and allows a new try", async () => {
-    const envelope = { type: "error" as const, id: 3, error: "permission_denied" as const, message: "403: supervisor required for refunds over 500" };
+    const envelope = { type: "error" as const, id: 3, error: "permission_denied" as const, message: "403: supervisor required for payments over 500" };
     const refusal = new ProtocolError(envelope);
     const respond = makeRespond(async () => {
       // the server records the refused attempt before it answers
@@ -240,7 +240,7 @@ describe("refusals and resolved approvals", () => {
     auditBody = {
       records: [
         auditRecord({ interrupt_id: "form-1", outcome: "refused", decision: "refused", refusal: "403: owner only" }),
-        auditRecord({ interrupt_id: "batch-1", tool_call_id: "call_refund", tool: "issue_refund" }),
+        auditRecord({ interrupt_id: "batch-1", tool_call_id: "call_pay", tool: "pay_invoice" }),
       ],
     };
     const late = use({ interrupts: current.interrupts, values: current.values });

@@ -46,7 +46,7 @@ describe("interrupt shape guards", () => {
     expect(isBatchedApprovalRequest(badArgs)).toBe(false);
     const badDecision = {
       ...batched,
-      review_configs: [{ action_name: "issue_refund", allowed_decisions: ["approve", "ignore"], required_role: "reviewer" }],
+      review_configs: [{ action_name: "pay_invoice", allowed_decisions: ["approve", "ignore"], required_role: "reviewer" }],
     };
     expect(isBatchedApprovalRequest(badDecision)).toBe(false);
     const { agent: _agent, ...noAgent } = batched;
@@ -64,7 +64,7 @@ describe("interrupt shape guards", () => {
 
   it("form and approval request: need their tag and their text fields", () => {
     expect(isFormRequest({ ...form, title: 3 })).toBe(false);
-    expect(isFormRequest({ ...form, context: "flight" })).toBe(false);
+    expect(isFormRequest({ ...form, context: "INV-7" })).toBe(false);
     const { context: _context, ...noContext } = form;
     expect(isFormRequest(noContext)).toBe(false);
     const { agent: _agent, ...anonymous } = approvalRequest;

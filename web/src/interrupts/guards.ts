@@ -1,7 +1,8 @@
 /**
  * Runtime shape checks for everything the server hands the reviewer: interrupt values,
  * decisions and approval receipts. The only place that tells one interrupt shape from
- * another — by shape, never by tool name. Types come from the generated contracts.
+ * another — by shape, never by tool name. Types come from the generated contracts. A form's
+ * own shape (its `context` and name) is checked where its card is registered (`components/cards/registry.ts`).
  */
 import type {
   ActionRequest,
@@ -11,8 +12,6 @@ import type {
   BatchedApprovalRequest,
   Decision,
   DecisionType,
-  FlightBookingForm,
-  FlightContext,
   FormRequest,
   ReviewConfig,
   ToolApprovalRequest,
@@ -110,22 +109,6 @@ export function isFormRequest(value: unknown): value is FormRequest {
     isString(value.agent) &&
     isString(value.tool_call_id)
   );
-}
-
-function isFlightContext(value: unknown): value is FlightContext {
-  return (
-    isRecord(value) &&
-    isString(value.flight_id) &&
-    isString(value.origin) &&
-    isString(value.destination) &&
-    isString(value.date) &&
-    typeof value.price === "number"
-  );
-}
-
-/** The flight-booking form (`form: "flight-booking"`), a form with a flight card of its own. */
-export function isFlightBookingForm(value: unknown): value is FlightBookingForm {
-  return isFormRequest(value) && value.form === "flight-booking" && isFlightContext(value.context);
 }
 
 /** `request_approval`: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */

@@ -50,7 +50,7 @@ describe("response_schema reading", () => {
                     type: { const: "edit", type: "string" },
                     edited_action: {
                       properties: {
-                        name: { const: "issue_refund", type: "string" },
+                        name: { const: "pay_invoice", type: "string" },
                         args: { properties: { amount: { type: "number" } }, required: ["amount"], type: "object" },
                       },
                       type: "object",

@@ -2,7 +2,8 @@
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { KINDS, type AnalyticsSummary, duration, percent } from "../analytics/summary";
-import { ASSISTANTS } from "../config";
+import { AgentFilter } from "../components/AgentFilter";
+import { useAgents } from "../hooks/useAgents";
 import { PERIODS, type Period, useAnalytics } from "../hooks/useAnalytics";
 
 const COLORS: Record<(typeof KINDS)[number], string> = {
@@ -171,6 +172,7 @@ export function AnalyticsPage({ token }: { token: string }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   const { summary, error, refresh } = useAnalytics(token, { period, agent, tool });
+  const served = useAgents(token);
   const totals = summary?.totals;
 
   return (
@@ -191,15 +193,7 @@ export function AnalyticsPage({ token }: { token: string }) {
             </button>
           ))}
         </div>
-        <label>
-          agent{" "}
-          <input list="analytics-agents" value={agent} placeholder="any" data-testid="analytics-filter-agent" onChange={(e) => setAgent(e.target.value.trim())} />
-          <datalist id="analytics-agents">
-            {ASSISTANTS.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-        </label>
+        <AgentFilter served={served} value={agent} onChange={setAgent} listId="analytics-agents" testId="analytics-filter-agent" />
         <label>
           tool{" "}
           <input value={tool} placeholder="any" data-testid="analytics-filter-tool" onChange={(e) => setTool(e.target.value.trim())} />

@@ -3,21 +3,24 @@
  * Keys: `j` / `k` move the selection, `Enter` opens the selected row.
  */
 import { useState } from "react";
+import { AgentFilter } from "../components/AgentFilter";
 import { InboxRow } from "../components/InboxRow";
-import { ASSISTANTS, isAssistantId } from "../config";
 import type { InboxItem } from "../contracts/generated";
+import { useAgents } from "../hooks/useAgents";
 import { useInbox } from "../hooks/useInbox";
 import { useListKeys } from "../hooks/useListKeys";
 import { threadHref } from "../router";
 
+/** A row's thread, opened on its graph (`agent` may name a subagent; without a graph, the thread's metadata says). */
 function hrefOf(item: InboxItem): string {
-  return threadHref(item.thread_id, isAssistantId(item.agent) ? item.agent : null);
+  return threadHref(item.thread_id, item.graph_id);
 }
 
 export function InboxPage({ token }: { token: string }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
   const inbox = useInbox(token, { agent, tool });
+  const served = useAgents(token);
   const keys = useListKeys(inbox.items.length, (index) => {
     const item = inbox.items[index];
     if (item) window.location.hash = hrefOf(item);
@@ -27,22 +30,7 @@ export function InboxPage({ token }: { token: string }) {
     <div className="inbox" data-testid="inbox-page">
       <div className="row filters">
         <h2>Inbox</h2>
-        <label>
-          agent{" "}
-          <input
-            aria-label="Filter by agent"
-            data-testid="inbox-filter-agent"
-            list="inbox-agents"
-            value={agent}
-            placeholder="any"
-            onChange={(event) => setAgent(event.target.value.trim())}
-          />
-          <datalist id="inbox-agents">
-            {ASSISTANTS.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-        </label>
+        <AgentFilter served={served} value={agent} onChange={setAgent} listId="inbox-agents" testId="inbox-filter-agent" />
         <label>
           tool{" "}
           <input
@@ -56,7 +44,7 @@ export function InboxPage({ token }: { token: string }) {
         <button type="button" className="secondary" onClick={inbox.refresh} data-testid="inbox-refresh">
           Refresh
         </button>
-        <a href={threadHref(null, "support")} data-testid="new-conversation">
+        <a href={threadHref(null)} data-testid="new-conversation">
           New conversation
         </a>
       </div>

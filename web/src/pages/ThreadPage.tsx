@@ -6,6 +6,7 @@ import { Conversation } from "../components/conversation/Conversation";
 import { InterruptCard } from "../components/cards/InterruptCard";
 import { ReceiptCard, SentCard } from "../components/cards/ResolvedCards";
 import { apiUrl } from "../config";
+import { useAgents, type AgentsView } from "../hooks/useAgents";
 import { useApprovals } from "../hooks/useApprovals";
 import { useReceiptVerification, verdictKey } from "../hooks/useReceiptVerification";
 import { waitingOn } from "../hooks/pendingView";
@@ -20,19 +21,40 @@ interface ThreadPageProps {
 }
 
 export function ThreadPage({ threadId, agent, token }: ThreadPageProps) {
-  const { assistantId, error } = useThreadAssistant(threadId, agent, token, apiUrl());
+  const served = useAgents(token);
+  const { assistantId, error } = useThreadAssistant(threadId, agent, served, token, apiUrl());
   if (error) {
     return (
-      <p className="error" role="alert" data-testid="thread-error">
-        {error}
+      <div className="row">
+        <p className="error" role="alert" data-testid="thread-error">
+          {error}
+        </p>
+        {served.status === "failed" && error === served.error && (
+          <button type="button" className="secondary" onClick={served.retry} data-testid="agents-retry">
+            Try again
+          </button>
+        )}
+      </div>
+    );
+  }
+  if (!assistantId) {
+    return (
+      <p className="muted" data-testid="thread-opening">
+        {threadId ? "Opening thread…" : "Reading the agents the server serves…"}
       </p>
     );
   }
-  if (!assistantId) return <p className="muted">Opening thread…</p>;
-  return <ThreadView key={assistantId} threadId={threadId} assistantId={assistantId} token={token} />;
+  return <ThreadView key={assistantId} threadId={threadId} assistantId={assistantId} served={served} token={token} />;
 }
 
-function ThreadView({ threadId, assistantId, token }: { threadId: string | null; assistantId: string; token: string }) {
+interface ThreadViewProps {
+  threadId: string | null;
+  assistantId: string;
+  served: AgentsView;
+  token: string;
+}
+
+function ThreadView({ threadId, assistantId, served, token }: ThreadViewProps) {
   const approvals = useApprovals({
     apiUrl: apiUrl(),
     token,
@@ -100,6 +122,7 @@ function ThreadView({ threadId, assistantId, token }: { threadId: string | null;
 
       <Composer
         assistantId={assistantId}
+        agents={served.status === "ready" ? served.agents : []}
         canChooseAssistant={!approvals.threadId}
         disabled={approvals.isLoading}
         onAssistantChange={(next) => replaceHash(threadHref(null, next))}

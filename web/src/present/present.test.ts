@@ -43,7 +43,7 @@ describe("quorum", () => {
     expect(quorumOfRequest({ approvals_required: 2, approved_by: ["sam"] })).toEqual({ required: 2, approvedBy: ["sam"] });
     expect(quorumOfRequest({ approvals_required: 2 })).toEqual({ required: 2, approvedBy: [] });
     expect(quorumOfRequest({ approvals_required: 1, approved_by: [] })).toBeNull();
-    expect(quorumOfRequest({ action_name: "issue_refund" })).toBeNull();
+    expect(quorumOfRequest({ action_name: "pay_invoice" })).toBeNull();
     expect(quorumOfRequest({ approvals_required: "2" })).toBeNull();
   });
 
@@ -64,8 +64,8 @@ describe("quorum", () => {
 
 describe("summaries", () => {
   it("field names in words", () => {
-    expect(humanizeKey("seat_class")).toBe("Seat class");
-    expect(humanizeKey("order_id")).toBe("Order ID");
+    expect(humanizeKey("due_date")).toBe("Due date");
+    expect(humanizeKey("invoice_id")).toBe("Invoice ID");
     expect(humanizeKey("toolCallId")).toBe("Tool call ID");
   });
 
@@ -77,15 +77,15 @@ describe("summaries", () => {
   });
 
   it("a tool call in one line; a subagent's task names the subagent", () => {
-    expect(summarizeArgs({ order_id: "A-1", amount: 250 })).toBe("order_id A-1, amount 250");
+    expect(summarizeArgs({ invoice_id: "INV-1", amount: 250 })).toBe("invoice_id INV-1, amount 250");
     expect(summarizeArgs({ body: "x".repeat(200) }, 20)).toBe(`body ${"x".repeat(14)}…`);
-    expect(summarizeToolCall("task", { description: "Refund 59", subagent_type: "refund_specialist" })).toBe(
-      "refund_specialist: Refund 59",
+    expect(summarizeToolCall("task", { description: "Pay 59", subagent_type: "payments_specialist" })).toBe(
+      "payments_specialist: Pay 59",
     );
   });
 
   it("a result in one line: JSON fields, a list's length, or the first line of text", () => {
-    expect(summarizeResult('{"refunded": 450, "order_id": "A-1"}')).toBe("refunded 450, order_id A-1");
+    expect(summarizeResult('{"paid": 450, "invoice_id": "INV-1"}')).toBe("paid 450, invoice_id INV-1");
     expect(summarizeResult('[{"id": 1}, {"id": 2}]')).toBe("2 items");
     expect(summarizeResult("\nDone.\nMore detail")).toBe("Done.");
     expect(summarizeResult("{not json")).toBe("{not json");
@@ -98,9 +98,9 @@ describe("inbox rows", () => {
     interrupt_id: "i",
     action_index: 0,
     kind: "batched",
-    agent: "support",
-    graph_id: "support",
-    tool: "issue_refund",
+    agent: "invoices",
+    graph_id: "invoices",
+    tool: "pay_invoice",
     tool_call_id: "call-1",
     args: {},
     description: "",

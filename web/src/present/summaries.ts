@@ -6,7 +6,7 @@ import { isRecord } from "../interrupts/guards";
 
 const ACRONYMS = new Set(["id", "sql", "url", "api", "csv"]);
 
-/** `seat_class` → "Seat class", `order_id` → "Order ID", `tool_call_id` → "Tool call ID". */
+/** `due_date` → "Due date", `invoice_id` → "Invoice ID", `tool_call_id` → "Tool call ID". */
 export function humanizeKey(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -34,7 +34,7 @@ export function truncate(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
 
-/** `{order_id: "A-1", amount: 250}` → "order_id A-1, amount 250" (truncated to `max`). */
+/** `{invoice_id: "INV-1", amount: 250}` → "invoice_id INV-1, amount 250" (truncated to `max`). */
 export function summarizeArgs(args: unknown, max = 80): string {
   if (!isRecord(args)) return args === undefined ? "" : truncate(formatValue(args), max);
   const parts = Object.entries(args).map(([key, value]) => `${key} ${formatValue(value)}`);

@@ -9,64 +9,55 @@ import type {
 } from "../contracts/generated";
 
 export const batched: BatchedApprovalRequest = {
-  agent: "support",
+  agent: "invoices",
   action_requests: [
     {
-      name: "issue_refund",
-      args: { order_id: "A-1", amount: 250 },
-      description: "Refund 250 on A-1",
-      tool_call_id: "call_refund",
-      agent: "support",
+      name: "pay_invoice",
+      args: { invoice_id: "INV-1", amount: 250 },
+      description: "Pay 250 on INV-1",
+      tool_call_id: "call_pay",
+      agent: "invoices",
     },
     {
-      name: "send_email",
-      args: { to: "ann@example.com", body: "Refunded" },
-      description: "Email the customer",
-      tool_call_id: "call_email",
-      agent: "support",
+      name: "send_reminder",
+      args: { to: "ann@example.com", body: "Paid" },
+      description: "Remind the customer",
+      tool_call_id: "call_remind",
+      agent: "invoices",
     },
   ],
   review_configs: [
-    { action_name: "issue_refund", allowed_decisions: ["approve", "edit", "reject"], required_role: "reviewer" },
-    { action_name: "send_email", allowed_decisions: ["approve", "reject"], required_role: "reviewer" },
+    { action_name: "pay_invoice", allowed_decisions: ["approve", "edit", "reject"], required_role: "reviewer" },
+    { action_name: "send_reminder", allowed_decisions: ["approve", "reject"], required_role: "reviewer" },
   ],
 };
 
 export const toolApproval: ToolApprovalRequest = {
   type: "tool_approval",
-  tool_call_id: "call_delete",
-  name: "delete_file",
+  tool_call_id: "call_archive",
+  name: "archive_file",
   args: { path: "reports/old.csv" },
   description: "Delete reports/old.csv",
-  agent: "file_manager",
+  agent: "archivist",
   required_role: "reviewer",
   allowed_decisions: ["approve", "edit", "reject"],
 };
 
 export const form: FormRequest = {
   type: "form",
-  form: "flight-booking",
-  title: "Book flight LH123",
-  context: { flight: "LH123", price: 420 },
-  agent: "booking_agent",
-  tool_call_id: "call_book",
-};
-
-export const flightForm: FormRequest = {
-  type: "form",
-  form: "flight-booking",
-  title: "Book Berlin → Lisbon on 2026-12-18 (economy 89)",
-  context: { flight_id: "FR8364", origin: "Berlin", destination: "Lisbon", date: "2026-12-18", price: 89 },
-  agent: "booking_agent",
-  tool_call_id: "call_book",
+  form: "payment-terms",
+  title: "Terms for invoice INV-7",
+  context: { invoice: "INV-7", amount: 420 },
+  agent: "collector",
+  tool_call_id: "call_terms",
 };
 
 export const approvalRequest: ApprovalRequest = {
   type: "approval_request",
-  action: "deploy to production",
+  action: "release 1.4 to production",
   message: "Release 1.4 is ready",
-  agent: "deployer",
-  tool_call_id: "call_deploy",
+  agent: "releaser",
+  tool_call_id: "call_release",
 };
 
 /** Per-call response_schema as LangChain publishes it: a discriminated union with $defs. */
@@ -79,7 +70,7 @@ export const perCallSchema = {
       type: "object",
     },
     EditedAction: {
-      properties: { name: { const: "delete_file", type: "string" }, args: { $ref: "#/$defs/delete_file" } },
+      properties: { name: { const: "archive_file", type: "string" }, args: { $ref: "#/$defs/archive_file" } },
       required: ["name", "args"],
       type: "object",
     },
@@ -88,28 +79,29 @@ export const perCallSchema = {
       required: ["type"],
       type: "object",
     },
-    delete_file: { properties: { path: { type: "string", title: "Path" } }, required: ["path"], type: "object" },
+    archive_file: { properties: { path: { type: "string", title: "Path" } }, required: ["path"], type: "object" },
   },
   discriminator: { propertyName: "type" },
   oneOf: [{ $ref: "#/$defs/ApproveDecision" }, { $ref: "#/$defs/EditDecision" }, { $ref: "#/$defs/RejectDecision" }],
 };
 
-export const flightFormSchema = {
+/** A form's own answer schema (any model a tool registers with `hitl.forms.register_form`). */
+export const formSchema = {
   properties: {
     decision: { enum: ["approve", "cancel"], type: "string" },
-    seat_class: { enum: ["economy", "premium", "business"], type: "string" },
-    insurance: { type: "boolean" },
+    terms: { enum: ["net-15", "net-30", "net-60"], type: "string" },
+    reminder: { type: "boolean" },
   },
-  required: ["decision", "seat_class", "insurance"],
+  required: ["decision", "terms", "reminder"],
   type: "object",
 };
 
 export function receipt(overrides: Partial<ApprovalReceipt> = {}): ApprovalReceipt {
   return {
     interrupt_id: "int-1",
-    tool_call_id: "call_delete",
-    agent: "file_manager",
-    tool: "delete_file",
+    tool_call_id: "call_archive",
+    agent: "archivist",
+    tool: "archive_file",
     requested_args: { path: "reports/old.csv" },
     decision: "approve",
     final_args: { path: "reports/old.csv" },

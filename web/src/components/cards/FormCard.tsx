@@ -1,10 +1,9 @@
-/** A tool's own form (e.g. flight booking), generated from the interrupt's response_schema. */
-import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+/** Any form a tool raises that has no card of its own (`registry.ts`): its context, and a form generated from the interrupt's response_schema. */
+import type { Approvals } from "../../hooks/useApprovals";
 import { ArgsTable } from "../ArgsTable";
 import { SchemaForm } from "../SchemaForm";
 import { CardFrame } from "./CardFrame";
-
-type FormItem = Extract<PendingApproval, { kind: "form" }>;
+import type { FormItem } from "./registry";
 
 export function FormCard({ item, submit, busy }: { item: FormItem; submit: Approvals["submit"]; busy: boolean }) {
   const { value, responseSchema } = item;

@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-li
 import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
-import { approvalRequest, batched, receipt, flightForm, flightFormSchema, form, toolApproval } from "../../test/fixtures";
+import { approvalRequest, batched, receipt, form, formSchema, toolApproval } from "../../test/fixtures";
 import { Conversation } from "../conversation/Conversation";
 import { InterruptCard } from "./InterruptCard";
 
@@ -55,9 +55,9 @@ describe("pending interrupt cards", () => {
     expect(within(actions[0]!).getByTestId("action-draft").textContent).toContain("approve");
     expect(within(actions[1]!).queryByTestId("decision-edit")).toBeNull();
     fireEvent.click(within(actions[1]!).getByTestId("decision-reject"));
-    fireEvent.change(within(actions[1]!).getByTestId("reject-message"), { target: { value: "no email" } });
+    fireEvent.change(within(actions[1]!).getByTestId("reject-message"), { target: { value: "no reminder" } });
     fireEvent.click(within(actions[1]!).getByTestId("reject-confirm"));
-    expect(approvals.reject).toHaveBeenCalledWith({ interruptId: "batch-1", actionIndex: 1 }, "no email");
+    expect(approvals.reject).toHaveBeenCalledWith({ interruptId: "batch-1", actionIndex: 1 }, "no reminder");
     fireEvent.click(within(actions[0]!).getByTestId("action-undo"));
     expect(approvals.undo).toHaveBeenCalledWith({ interruptId: "batch-1", actionIndex: 0 });
   });
@@ -72,7 +72,7 @@ describe("pending interrupt cards", () => {
       editArgsSchema: { type: "object", properties: { path: { type: "string", title: "Path" } }, required: ["path"] },
       quorum: null,
     });
-    expect(screen.getByTestId("card-agent").textContent).toContain("file_manager");
+    expect(screen.getByTestId("card-agent").textContent).toContain("archivist");
     fireEvent.click(screen.getByTestId("decision-edit"));
     const input = screen.getByLabelText(/Path/);
     fireEvent.change(input, { target: { value: "reports/older.csv" } });
@@ -100,15 +100,15 @@ describe("pending interrupt cards", () => {
   });
 
   it("form: rendered from its response_schema and submitted by interrupt id", async () => {
-    const approvals = show({ ...base, kind: "form", id: "form-1", value: form, responseSchema: flightFormSchema });
+    const approvals = show({ ...base, kind: "form", id: "form-1", value: form, responseSchema: formSchema });
     const card = screen.getByTestId("interrupt-card");
     expect(card.dataset.kind).toBe("form");
     fireEvent.change(screen.getByLabelText(/decision/), { target: { value: "0" } });
-    fireEvent.change(screen.getByLabelText(/seat_class/), { target: { value: "2" } });
-    fireEvent.click(screen.getByLabelText(/insurance/));
+    fireEvent.change(screen.getByLabelText(/terms/), { target: { value: "2" } });
+    fireEvent.click(screen.getByLabelText(/reminder/));
     fireEvent.click(screen.getByTestId("form-submit"));
     await waitFor(() =>
-      expect(approvals.submit).toHaveBeenCalledWith("form-1", { decision: "approve", seat_class: "business", insurance: true }),
+      expect(approvals.submit).toHaveBeenCalledWith("form-1", { decision: "approve", terms: "net-60", reminder: true }),
     );
   });
 
@@ -117,31 +117,6 @@ describe("pending interrupt cards", () => {
     fireEvent.change(screen.getByTestId("approval-reason"), { target: { value: "change freeze" } });
     fireEvent.click(screen.getByTestId("approval-deny"));
     expect(approvals.submit).toHaveBeenCalledWith("ask-1", { approved: false, reason: "change freeze" });
-  });
-});
-
-describe("flight booking card", () => {
-  it("offers book / don't book, seat class and insurance as radios in words, and sends the answer", async () => {
-    const approvals = show({ ...base, kind: "form", id: "form-f", value: flightForm, responseSchema: flightFormSchema });
-    expect(screen.getByTestId("form-context").textContent).toContain("FR8364");
-    expect(screen.getByRole("group", { name: "Seat class" }).textContent).not.toMatch(/[`_]|Answer/);
-    const submit = screen.getByTestId("form-submit");
-    expect(submit).toHaveProperty("disabled", true);
-    fireEvent.click(screen.getByRole("radio", { name: "Book it" }));
-    fireEvent.click(screen.getByRole("radio", { name: "Premium economy" }));
-    fireEvent.click(screen.getByRole("radio", { name: "Add travel insurance" }));
-    fireEvent.click(submit);
-    await waitFor(() =>
-      expect(approvals.submit).toHaveBeenCalledWith("form-f", { decision: "approve", seat_class: "premium", insurance: true }),
-    );
-  });
-
-  it("don't book sends a cancel and nothing else", async () => {
-    const approvals = show({ ...base, kind: "form", id: "form-f", value: flightForm, responseSchema: flightFormSchema });
-    fireEvent.click(screen.getByRole("radio", { name: "Don't book" }));
-    expect(screen.getByRole("group", { name: "Seat class" })).toHaveProperty("disabled", true);
-    fireEvent.click(screen.getByTestId("form-submit"));
-    await waitFor(() => expect(approvals.submit).toHaveBeenCalledWith("form-f", { decision: "cancel" }));
   });
 });
 
@@ -217,13 +192,13 @@ describe("conversation", () => {
     const { container } = render(
       <Conversation
         messages={[
-          new HumanMessage({ content: "refund order A-1", id: "m1" }),
+          new HumanMessage({ content: "pay invoice INV-1", id: "m1" }),
           new AIMessage({
-            content: "Refunding **250** now <img src=x onerror=alert(1)>",
+            content: "Paying **250** now <img src=x onerror=alert(1)>",
             id: "m2",
-            tool_calls: [{ id: "call_refund", name: "issue_refund", args: { order_id: "A-1", amount: 250 } }],
+            tool_calls: [{ id: "call_pay", name: "pay_invoice", args: { invoice_id: "INV-1", amount: 250 } }],
           }),
-          new ToolMessage({ content: '{"refunded": 250}', tool_call_id: "call_refund", name: "issue_refund", id: "m3" }),
+          new ToolMessage({ content: '{"paid": 250}', tool_call_id: "call_pay", name: "pay_invoice", id: "m3" }),
         ]}
       />,
     );
@@ -231,11 +206,11 @@ describe("conversation", () => {
     expect(container.querySelector(".markdown strong")?.textContent).toBe("250");
     expect(container.querySelector("img")).toBeNull();
     const call = screen.getByTestId("tool-call");
-    expect(call.dataset.tool).toBe("issue_refund");
-    expect(call.querySelector("summary")?.textContent).toBe("issue_refund order_id A-1, amount 250 → refunded 250");
+    expect(call.dataset.tool).toBe("pay_invoice");
+    expect(call.querySelector("summary")?.textContent).toBe("pay_invoice invoice_id INV-1, amount 250 → paid 250");
     expect(call.hasAttribute("open")).toBe(false);
-    expect(within(call).getByTestId("tool-call-args").textContent).toContain("Order ID");
-    expect(within(call).getByTestId("tool-result").textContent).toContain('"refunded": 250');
+    expect(within(call).getByTestId("tool-call-args").textContent).toContain("Invoice ID");
+    expect(within(call).getByTestId("tool-result").textContent).toContain('"paid": 250');
   });
 
   it("a subagent's task, its decisions and its report are grouped under the subagent", () => {
@@ -246,19 +221,19 @@ describe("conversation", () => {
             content: "",
             id: "m1",
             tool_calls: [
-              { id: "call_task", name: "task", args: { description: "Refund 59 on A-2", subagent_type: "refund_specialist" } },
+              { id: "call_task", name: "task", args: { description: "Pay 59 on INV-2", subagent_type: "payments_specialist" } },
             ],
           }),
-          new ToolMessage({ content: "The refund specialist reports: done", tool_call_id: "call_task", name: "task", id: "m2" }),
+          new ToolMessage({ content: "The payments specialist reports: done", tool_call_id: "call_task", name: "task", id: "m2" }),
         ]}
-        receipts={[{ ...auditFree, agent: "refund_specialist", tool: "issue_refund", decision: "approve", reviewer: "reviewer1" }]}
+        receipts={[{ ...auditFree, agent: "payments_specialist", tool: "pay_invoice", decision: "approve", reviewer: "reviewer1" }]}
       />,
     );
     const group = screen.getByTestId("subagent-task");
-    expect(group.dataset.subagent).toBe("refund_specialist");
+    expect(group.dataset.subagent).toBe("payments_specialist");
     expect(group.dataset.status).toBe("done");
-    expect(group.textContent).toContain("Refund 59 on A-2");
-    expect(within(group).getByTestId("subagent-decision").textContent).toBe("issue_refund: approve by reviewer1");
-    expect(within(group).getByTestId("tool-result").textContent).toContain("refund specialist reports");
+    expect(group.textContent).toContain("Pay 59 on INV-2");
+    expect(within(group).getByTestId("subagent-decision").textContent).toBe("pay_invoice: approve by reviewer1");
+    expect(within(group).getByTestId("tool-result").textContent).toContain("payments specialist reports");
   });
 });

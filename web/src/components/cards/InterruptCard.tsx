@@ -1,12 +1,14 @@
-/** Picks the card for a pending interrupt from its shape (already told apart by the guards). */
+/**
+ * Picks the card for a pending interrupt from its shape (already told apart by the guards); a
+ * form gets the card registered for its name (`registry.ts`), else the generic `FormCard`.
+ */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { Json } from "../Json";
 import { ApprovalRequestCard } from "./ApprovalRequestCard";
 import { BatchedApprovalCard } from "./BatchedApprovalCard";
-import { isFlightBookingForm } from "../../interrupts/guards";
 import { CardFrame } from "./CardFrame";
-import { FlightBookingCard } from "./FlightBookingCard";
 import { FormCard } from "./FormCard";
+import { registeredFormCard } from "./registry";
 import { ToolApprovalCard } from "./ToolApprovalCard";
 
 export function InterruptCard({ item, approvals, busy }: { item: PendingApproval; approvals: Approvals; busy: boolean }) {
@@ -16,10 +18,11 @@ export function InterruptCard({ item, approvals, busy }: { item: PendingApproval
     case "tool_approval":
       return <ToolApprovalCard item={item} verbs={approvals} busy={busy} />;
     case "form":
-      if (isFlightBookingForm(item.value)) {
-        return <FlightBookingCard item={item} value={item.value} submit={approvals.submit} busy={busy} />;
-      }
-      return <FormCard item={item} submit={approvals.submit} busy={busy} />;
+      return (
+        registeredFormCard({ item, submit: approvals.submit, busy }) ?? (
+          <FormCard item={item} submit={approvals.submit} busy={busy} />
+        )
+      );
     case "approval_request":
       return <ApprovalRequestCard item={item} submit={approvals.submit} busy={busy} />;
     default:

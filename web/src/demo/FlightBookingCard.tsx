@@ -1,16 +1,17 @@
 /**
- * The flight-booking form as a flight card: where and when, then book or cancel, seat class and
- * insurance as radio buttons in words. Answers `{decision, seat_class, insurance}` (or a cancel).
+ * The demo's flight-booking form (`travel`'s `book_flight`) as a flight card: where and when, then
+ * book or cancel, seat class and insurance as radio buttons in words. Answers
+ * `{decision, seat_class, insurance}` (or a cancel). Registered by `./index.ts`.
  */
 import { useState, type FormEvent } from "react";
-import type { FlightBookingAnswer, FlightBookingForm } from "../../contracts/generated";
-import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
-import { isRecord } from "../../interrupts/guards";
-import { resolveRef, type JsonSchema } from "../../interrupts/responseSchema";
-import { humanizeKey } from "../../present/summaries";
-import { CardFrame } from "./CardFrame";
+import { CardFrame } from "../components/cards/CardFrame";
+import type { FormCardProps } from "../components/cards/registry";
+import type { FlightBookingAnswer, FlightBookingForm } from "../contracts/generated";
+import { isRecord } from "../interrupts/guards";
+import { resolveRef, type JsonSchema } from "../interrupts/responseSchema";
+import { humanizeKey } from "../present/summaries";
+import "./demo.css";
 
-type FormItem = Extract<PendingApproval, { kind: "form" }>;
 type SeatClass = NonNullable<FlightBookingAnswer["seat_class"]>;
 
 const SEAT_LABELS: Record<string, string> = { economy: "Economy", premium: "Premium economy", business: "Business" };
@@ -24,14 +25,7 @@ export function seatClassesOf(schema: JsonSchema | null): string[] {
   return Array.isArray(options) && options.every((o) => typeof o === "string") ? options : DEFAULT_SEATS;
 }
 
-interface FlightBookingCardProps {
-  item: FormItem;
-  value: FlightBookingForm;
-  submit: Approvals["submit"];
-  busy: boolean;
-}
-
-export function FlightBookingCard({ item, value, submit, busy }: FlightBookingCardProps) {
+export function FlightBookingCard({ item, value, submit, busy }: FormCardProps<FlightBookingForm>) {
   const flight = value.context;
   const [decision, setDecision] = useState<FlightBookingAnswer["decision"] | null>(null);
   const [seat, setSeat] = useState<string>("economy");

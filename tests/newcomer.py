@@ -1,0 +1,96 @@
+"""What a newcomer does first, for the tests that do it too: a clean copy of HEAD, `make dev` in it.
+
+The copy is `git clone` of what is committed; only what make would build on a fresh machine (the
+venv, the web build) is linked from this checkout, and `make -o` treats those steps as done. The
+server is started by `make dev` itself, in a shell with none of the test run's variables.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+
+from server.replicas import free_port, stop
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+SHARED = (".venv", "web/dist", "web/node_modules")
+"""What make would build on a fresh machine: linked from this checkout instead (minutes of installs)."""
+PREBUILT = ("-o", ".venv/.installed", "-o", "web/dist/index.html")
+SHELL = ("PATH", "HOME", "LANG", "LC_ALL", "USER", "TERM")
+"""The variables a newcomer's shell has; nothing of the test run's (DATA_DIR, HITL_*, ...)."""
+
+
+def shell_env() -> dict[str, str]:
+    """A newcomer's environment: the shell's basics only."""
+    return {key: os.environ[key] for key in SHELL if key in os.environ}
+
+
+def clean_copy(root: Path, into: Path) -> Path:
+    """`git clone` of HEAD at `into`, with the venv and the web build linked from `root`."""
+    subprocess.run(["git", "clone", "-q", "--shared", str(root), str(into)], check=True, timeout=120)
+    for part in SHARED:
+        if (root / part).exists():
+            (into / part).parent.mkdir(parents=True, exist_ok=True)
+            (into / part).symlink_to(root / part)
+    return into
+
+
+@contextmanager
+def make_dev(copy: Path) -> Iterator[int]:
+    """`make dev PORT=<free>` in `copy` until the block ends; the port, once `/ok` answers there."""
+    port = free_port()
+    log = copy.parent / f"{copy.name}-make-dev.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            ["make", *PREBUILT, "dev", f"PORT={port}"],
+            cwd=copy,
+            env=shell_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            assert process.poll() is None, f"make dev exited:\n{log.read_text()[-3000:]}"
+            assert "Application startup failed" not in log.read_text(), log.read_text()[-3000:]
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/ok", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"make dev did not serve /ok on {port} in 90 s:\n{log.read_text()[-3000:]}")
+        yield port
+    finally:
+        stop(process)
+
+
+def as_typed(copy: Path, port: int, lines: list[str]) -> str:
+    """Run `lines` in bash in `copy` as a person types them (aliases on), the server on `port`; stdout.
+
+    Raises:
+        AssertionError: a line failed (its output says why).
+    """
+    script = "\n".join(["shopt -s expand_aliases", *lines]).replace("127.0.0.1:2024", f"127.0.0.1:{port}")
+    done = subprocess.run(
+        ["bash", "-c", script],
+        cwd=copy,
+        env=shell_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{lines[-1]}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
