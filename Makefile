@@ -10,6 +10,8 @@ PORT ?= 2024
 # pytest workers of `make test` (pytest-xdist, a module per worker at a time; each worker starts its own
 # servers; TEST_WORKERS=0 runs everything in one process)
 TEST_WORKERS ?= 3
+# `make chaos`: how long approvals flow while replicas are killed and Redis and PostgreSQL restart
+CHAOS_SECONDS ?= 300
 # `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).
 # The server reads HITL_DEV_MODE from its environment only, so the .env copied from .env.example
 # (HITL_DEV_MODE=false) does not turn it off here, nor would a .env turn it on anywhere else.
@@ -26,7 +28,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
 .DEFAULT_GOAL := help
-.PHONY: help dev serve-replicas local-services test lint schemas bench clean
+.PHONY: help dev serve-replicas local-services test chaos lint schemas bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -77,6 +79,9 @@ serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## S
 test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest), then pytest (graphs, server, replicas, Chromium)
 	cd $(WEB) && npm test
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
+
+chaos: $(STAMP) $(REPLICAS_STAMP) ## Fault test for CHAOS_SECONDS (300): 3 replicas killed, Redis + PostgreSQL restarted; prints the ledger
+	FAULT_SECONDS=$(CHAOS_SECONDS) FAULT_REPLICAS=3 $(BIN)/pytest -s -n 0 --timeout $$(( $(CHAOS_SECONDS) + 900 )) tests/replicas/test_faults.py
 
 lint: $(STAMP) ## ruff (lint + format check) and mypy
 	$(BIN)/ruff check .

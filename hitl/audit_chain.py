@@ -3,17 +3,19 @@
 `link` stamps a record with `prev_hash` and its own `hash` (SHA-256 of its canonical JSON); the
 thread's head (the last hash and key) is kept beside the trail, where no client reaches. `check`
 names every record that was edited, deleted or cut off the end. Where records are stored is the
-writers' business (`server.audit`, and the graph's own failure records in `hitl.tool_outcome`).
+writers' business: a graph's own records (`hitl.tool_outcome`, `hitl.receipt_check`) go to its
+Store, or inside a server to the server's trail (`keep_in`, set by `server.audit`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from langgraph.store.base import BaseStore
 
@@ -56,8 +58,22 @@ def _writes(
     ]
 
 
+_keeper: list[Callable[[Mapping[str, Any]], None]] = []
+
+
+def keep_in(keeper: Callable[[Mapping[str, Any]], None]) -> None:
+    """Inside a server: append the graph's records with `keeper` (the server's trail), not to its Store.
+
+    `keeper(record)` appends one record (with its `thread_id`) and chains it (blocking).
+    """
+    _keeper[:] = [keeper]
+
+
 def put(store: BaseStore, thread_id: str, key: str, record: Mapping[str, Any]) -> None:
     """Append `record` to `thread_id`'s trail in a graph's store, chained (sync tool nodes)."""
+    if _keeper:
+        _keeper[0]({**record, "thread_id": thread_id})
+        return
     current = store.get((*HEAD_NAMESPACE, thread_id), HEAD_KEY)
     for namespace, item_key, value in _writes(thread_id, key, record, current.value if current else None):
         store.put(namespace, item_key, value, index=False)
@@ -65,6 +81,9 @@ def put(store: BaseStore, thread_id: str, key: str, record: Mapping[str, Any]) -
 
 async def aput(store: BaseStore, thread_id: str, key: str, record: Mapping[str, Any]) -> None:
     """`put` for async tool nodes."""
+    if _keeper:
+        await asyncio.to_thread(_keeper[0], {**record, "thread_id": thread_id})
+        return
     current = await store.aget((*HEAD_NAMESPACE, thread_id), HEAD_KEY)
     for namespace, item_key, value in _writes(thread_id, key, record, current.value if current else None):
         await store.aput(namespace, item_key, value, index=False)

@@ -4,7 +4,9 @@ Without this, an exception from a tool (a bad path, a database error) fails the 
 the thread ends in `error` and the decision's outcome is nowhere. Here the failure becomes
 the tool's error result for the model, a sealed `failed` receipt in the thread's state, and
 an audit record in the Store. Interrupts raised inside tools (forms), and the refusal of a bad
-answer to one (a pydantic `ValidationError`, which keeps it answerable), pass through untouched.
+answer to one (a pydantic `ValidationError`, which keeps it answerable), pass through untouched;
+so does a lost connection to the business database, which is no outcome of the tool: the run
+fails and is run again from its checkpoint (the tool is idempotent by its tool call id).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 
 from hitl import audit_chain
 from hitl.caller import current_caller
@@ -70,6 +73,23 @@ PASSED_THROUGH = (GraphBubbleUp, ValidationError)
 """Interrupts, and the refusal of a bad answer to a tool's own form: never a tool failure."""
 
 
+def lost_connection(error: BaseException) -> bool:
+    """Whether `error` is the business database's connection lost (it restarts), not the tool's outcome.
+
+    A database error that invalidated its connection, or that a network driver reports as
+    operational (PostgreSQL down). SQLite's own errors, and an outside service that cannot be
+    reached (a `ConnectionError` from a payment provider), are the tool's outcome.
+    """
+    if not isinstance(error, DBAPIError):
+        return False
+    driver_error = type(error.orig)
+    kinds = {kind.__name__ for kind in driver_error.__mro__}  # psycopg's AdminShutdown is an OperationalError
+    return error.connection_invalidated or (
+        bool(kinds & {"OperationalError", "InterfaceError"})
+        and not driver_error.__module__.startswith("sqlite3")
+    )
+
+
 def run_checked(
     request: ToolCallRequest,
     handler: Callable[[], Any],
@@ -83,7 +103,9 @@ def run_checked(
         return handler()
     except PASSED_THROUGH:
         raise
-    except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
+    except Exception as error:
+        if lost_connection(error):
+            raise
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
             store, namespace, key, record = audit
@@ -104,7 +126,9 @@ async def arun_checked(
         return await handler()
     except PASSED_THROUGH:
         raise
-    except Exception as error:  # noqa: BLE001  (any failure of the tool is its outcome)
+    except Exception as error:
+        if lost_connection(error):
+            raise
         result, audit = _failed(request, error, agent, thread_id, decided=decided)
         if audit is not None:
             store, namespace, key, record = audit

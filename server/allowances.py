@@ -159,7 +159,6 @@ async def revoke_on(thread_id: str, which: dict[str, Any], user: User) -> list[s
             raise
         raise NotRevoked(status, f"Could not revoke on thread {thread_id} now: {error}") from None
     await audit.write(
-        client,
         [
             audit.allowance_change(thread_id, cast("Allowance", a), user, "revoke_allowance")
             for a in revoked.values()

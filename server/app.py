@@ -1,7 +1,8 @@
 """The custom HTTP app the server mounts (`http.app` in `langgraph.json`).
 
-Its lifespan refuses to start with published dev tokens outside dev mode, recovers the dev
-server after a crash and starts the watcher (notices, deadlines); its routes
+Its lifespan refuses to start with published dev tokens outside dev mode, sends the graphs' own
+audit records to the server's trail, recovers the dev server after a crash and starts the
+watcher (notices, deadlines, the reconciler); its routes
 (`server.routes`) serve the audit trail, the inbox and the web app. Its middleware,
 `TokenRequired`, wraps every route the server has (its own and langgraph_api's), so only
 the allowlisted public paths answer a caller without a known token.
@@ -20,7 +21,7 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 
 from hitl.settings import get_settings
-from server import broadcast, engine_compat
+from server import audit, broadcast, engine_compat
 from server.assistant_changes import ROUTES as ASSISTANT_ROUTES
 from server.assistant_changes import AssistantChangeCheck
 from server.auth import authenticate, token_of
@@ -141,6 +142,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
     directory()  # a malformed HITL_USERS, or dev tokens outside dev mode, stop the start here
     check_topology()
+    audit.keep_graph_records()
     await recover_after_crash()
     async with broadcast.shared(INDEX):
         watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")

@@ -222,7 +222,7 @@ async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, 
         outcome="refused" if refusal else "accepted",
         **({"refusal": refusal} if refusal else {}),  # type: ignore[typeddict-item]
     )
-    await audit.write(get_client(), [record])
+    await audit.write([record])
 
 
 def _json(body: bytes) -> dict[str, Any]:
@@ -240,7 +240,7 @@ async def assistant_trail(request: Request) -> JSONResponse:
             {"detail": "Only reviewers and supervisors may read an assistant's changes."}, 403
         )
     trail = trail_of(request.path_params["assistant_id"])
-    return JSONResponse({"records": await audit.trail(get_client(), trail)})
+    return JSONResponse({"records": await audit.trail(trail)})
 
 
 ROUTES = [Route("/audit/assistants/{assistant_id}", assistant_trail, methods=["GET"])]

@@ -1,27 +1,24 @@
-"""The audit trail: one record per decision or refused attempt, in the LangGraph Store.
+"""The audit trail: one record per decision or refused attempt, chained per thread.
 
 Records are built from the pending interrupt and the answer, so they hold what was asked
 (requested args) and what was decided (final args). Accepted ones also become the thread's
-`approval_receipts`, which clients use to show resolved cards after a reload.
+`approval_receipts`, which clients use to show resolved cards after a reload. They are kept in
+the business database (`server.trail`), where appends to one thread queue on its head.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from itertools import groupby
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl import audit_chain
 from hitl.contracts import ApprovalReceipt, Approvals, AuditRecord
 from server import metrics
-from server.access import as_server, is_not_found
+from server import trail as trail_store
 
 if TYPE_CHECKING:
-    from langgraph_sdk.client import LangGraphClient
-
     from hitl.contracts import Allowance
     from hitl.overrides import Change
     from server.resume_gate import Accepted, Pending
@@ -181,54 +178,31 @@ def as_records(thread_id: str, accepted: list[ApprovalReceipt]) -> list[AuditRec
     return [AuditRecord(**r, thread_id=thread_id, outcome="accepted") for r in accepted]
 
 
-async def write(client: LangGraphClient, records: list[AuditRecord]) -> None:
-    """Append `records` to their threads' audit trails, each chained to the one before it."""
-    with as_server():
-        for thread_id, batch in groupby(enumerate(records), key=lambda item: item[1]["thread_id"]):
-            async with _chain_locks.setdefault(hash(thread_id) % CHAIN_LOCKS, asyncio.Lock()):
-                last = await head_of(client, thread_id)
-                for index, record in batch:
-                    key = f"{time.time_ns():020d}-{index:03d}"
-                    linked = audit_chain.link(record, last["hash"])
-                    await client.store.put_item((NAMESPACE, thread_id), key, linked, index=False)
-                    last = audit_chain.head(key, linked["hash"])
-                await client.store.put_item(
-                    (*audit_chain.HEAD_NAMESPACE, thread_id), audit_chain.HEAD_KEY, last, index=False
-                )
+def keep_graph_records() -> None:
+    """Inside the server: the graphs' own records (a tool's failure, a call not run) join this trail."""
+    audit_chain.keep_in(lambda record: trail_store.write([record]))
+
+
+async def write(records: list[AuditRecord]) -> None:
+    """Append `records` to their threads' audit trails, each chained to the one before it (`server.trail`)."""
+    await asyncio.to_thread(trail_store.write, records)
     metrics.observe(records)
 
 
-CHAIN_LOCKS = 256
-_chain_locks: dict[int, asyncio.Lock] = {}
-"""One writer at a time per thread in this process (threads share 256 locks), so a chain does not fork."""
-
-
-async def head_of(client: LangGraphClient, thread_id: str) -> dict[str, str]:
+async def head_of(thread_id: str) -> dict[str, str]:
     """The last record's key and hash of `thread_id`'s trail (both '' before its first record)."""
-    try:
-        with as_server():
-            item = await client.store.get_item((*audit_chain.HEAD_NAMESPACE, thread_id), audit_chain.HEAD_KEY)
-    except Exception as error:
-        if not is_not_found(error):
-            raise
-        item = None
-    value = item["value"] if item else {}
-    return {"key": str(value.get("key", "")), "hash": str(value.get("hash", ""))}
+    return (await asyncio.to_thread(trail_store.head_of, thread_id)).as_json()
 
 
-async def trail(client: LangGraphClient, thread_id: str) -> list[AuditRecord]:
+async def trail(thread_id: str) -> list[AuditRecord]:
     """Every record of `thread_id`, oldest first."""
-    records: list[AuditRecord] = []
-    offset = 0
-    while True:
-        with as_server():
-            page = await client.store.search_items((NAMESPACE, thread_id), limit=100, offset=offset)
-        items = page["items"]
-        records += [cast("AuditRecord", {**i["value"], "key": i["key"]}) for i in items]
-        if len(items) < 100:  # noqa: PLR2004  (the page size)
-            break
-        offset += 100
-    return sorted(records, key=lambda r: cast("dict[str, Any]", r)["key"])
+    return (await trail_with_head(thread_id))[0]
+
+
+async def trail_with_head(thread_id: str) -> tuple[list[AuditRecord], dict[str, str]]:
+    """Every record of `thread_id`, oldest first, and the head they end at (one consistent read)."""
+    records, head = await asyncio.to_thread(trail_store.read, thread_id)
+    return cast("list[AuditRecord]", records), head.as_json()
 
 
 def _receipts_for(

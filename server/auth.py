@@ -16,12 +16,21 @@ from langgraph_sdk import Auth, get_client
 from hitl import quorum, receipt_check
 from hitl.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
 from hitl.settings import get_settings
-from hitl.trusted_state import seal_allowance, seal_receipt, trusted_receipts
-from server import allowances, audit, claims, metrics, overrides, records, run_admission, run_starts, waiting
+from hitl.trusted_state import trusted_receipts
+from server import (
+    allowances,
+    audit,
+    decisions,
+    metrics,
+    overrides,
+    records,
+    run_admission,
+    run_starts,
+    waiting,
+)
 from server.access import as_server, is_not_found, is_server
 from server.checkpointer import shared_runtime
 from server.pending_index import INDEX
-from server.receipts import sign as sign_receipts
 from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import ROLES, TokenRefused, User, directory, identify
 
@@ -251,7 +260,9 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     state, rewrites = await _start_state(user, str(thread_id), admitted)
     pending, receipts = await _waiting(str(thread_id), state, admitted)
     if admitted.resume:
-        receipts += await gate_resume(user, str(thread_id), owner, pending, command, graph_id=graph_id)
+        receipts += await gate_resume(
+            user, str(thread_id), owner, pending, command, graph_id=graph_id, run=value
+        )
     elif pending:
         raise refuse(409, waiting.refusal(pending, owner))
     elif owner != user.identity and user.role != "supervisor":
@@ -393,7 +404,7 @@ async def _same_graph(thread_id: str, graph_id: str) -> None:
 async def _audit_rewrites(user: User, thread_id: str, graph_id: str, rewrites: list[str]) -> None:
     """A supervisor's writes beyond messages and resumes are let through, and audited."""
     if rewrites:
-        await audit.write(get_client(), [audit.state_write(thread_id, graph_id, user, rewrites)])
+        await audit.write([audit.state_write(thread_id, graph_id, user, rewrites)])
 
 
 def _mark(thread_id: object) -> None:
@@ -403,7 +414,7 @@ def _mark(thread_id: object) -> None:
 
 
 @metrics.timed("resume")
-async def gate_resume(  # noqa: PLR0913  (who answers what, where)
+async def gate_resume(  # noqa: PLR0913  (who answers what, where, in which run)
     user: User,
     thread_id: str,
     owner: str | None,
@@ -411,17 +422,25 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
     command: dict[str, Any],
     *,
     graph_id: str | None = None,
+    run: Auth.types.RunsCreate | None = None,
 ) -> list[ApprovalReceipt]:
     """Check, claim, audit and receipt one resume (its receipts); raise an HTTP refusal otherwise.
 
     Used by the auth handler for people and by the watcher for the system actor, so both
-    pass the same checks. The claim (all or nothing, in the shared database: `server.claims`)
-    makes answers racing for one interrupt, on any replica, end in exactly one outcome.
+    pass the same checks. Accepting is one transaction (`server.decisions.accept`): the claim
+    (all or nothing, in the shared database), the signed receipts, their audit records and the
+    command to apply, so answers racing for one interrupt, on any replica, end in exactly one
+    outcome, and an accepted one is applied even if this request goes no further. The same
+    answer sent again by the same person (after a timeout or a 500) is that decision again:
+    `run` becomes the run applying it, with the same receipts, or it is refused as applied.
     An edit is authorised on its edited arguments, by `graph_id`'s policy.
     """
     catalog = await overrides.catalog_of(graph_id) if graph_id else None
     try:
         _no_rewrites(user, command)
+        request = decisions.Request.of(thread_id, user, command, run)  # type: ignore[arg-type]
+        if (replayed := await _sent_again(request, pending, command)) is not None:
+            return replayed
         accepted = await asyncio.to_thread(  # an edit's args check may read the business records
             check_resume,
             command["resume"],
@@ -432,33 +451,62 @@ async def gate_resume(  # noqa: PLR0913  (who answers what, where)
             policy=edit_policy(catalog),
         )
         allowed = allowances.granted(thread_id, accepted, pending, user)
-        await claims.take([item.pending.id for item in accepted], user.identity)
-    except ResumeRefused as refusal:
-        await audit.write(
-            get_client(), [audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)]
+        allowing = [audit.allowance_change(thread_id, a, user, "allow") for a in allowed]
+        decision = await asyncio.to_thread(
+            decisions.accept,
+            request,
+            command,
+            [item.pending.id for item in accepted],
+            audit.receipts(accepted, user, catalog.approvals_needed if catalog else None),
+            catalog=catalog,
+            allowed=allowed,
+            recorded_too=allowing,
         )
+    except decisions.Replayed as replayed:
+        raise refuse(replayed.status, replayed.message) from None
+    except ResumeRefused as refusal:
+        await audit.write([audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)])
         raise refuse(refusal.status, refusal.message) from None
-    receipts = audit.receipts(accepted, user, catalog.approvals_needed if catalog else None)
-    receipts = await sign_receipts(get_client(), thread_id, receipts, catalog)
-    given = command.get("update")
-    update: dict[str, Any] = given if isinstance(given, dict) else {}
-    command["update"] = {
-        **update,
-        "approval_receipts": [
-            *update.get("approval_receipts", []),
-            *(seal_receipt(r, thread_id) for r in receipts),
-        ],
-    }
-    if allowed:
-        command["update"][allowances.STATE_KEY] = {a["id"]: seal_allowance(a) for a in allowed}
-    await audit.write(
-        get_client(),
-        [
-            *audit.as_records(thread_id, receipts),
-            *(audit.allowance_change(thread_id, a, user, "allow") for a in allowed),
-        ],
-    )
-    return receipts
+    _apply(command, decision.command)
+    metrics.observe([*audit.as_records(thread_id, decision.receipts), *allowing])
+    return decision.receipts
+
+
+async def _sent_again(
+    request: decisions.Request, pending: list[Pending], command: dict[str, Any]
+) -> list[ApprovalReceipt] | None:
+    """The receipts of the sender's own accepted decision this resume repeats, now applied by this run.
+
+    None when it repeats no decision of theirs (the checks decide it). A repeat of a decision
+    already applied, or whose run may still appear (`decisions.GRACE_SECONDS`), is refused
+    (`decisions.Replayed`), and never recorded as a second decision.
+    """
+    found = await asyncio.to_thread(decisions.holding, decisions.targets(command.get("resume"), pending))
+    mine = [d for d in found if d.sent_again_by(request)]
+    if not mine and not pending:  # a bare answer after its interrupt was applied
+        latest = await asyncio.to_thread(decisions.latest_of, request)
+        mine = [latest] if latest is not None and latest.state != "failed" else []
+    if not mine:
+        return None
+    decision = mine[0]
+    still_open = {p.id for p in pending}
+    if not still_open.intersection(decision.interrupt_ids) or decision.state == "applied":
+        msg = f"Already applied: {decision.describe()}. Nothing was done again."
+        raise decisions.Replayed(409, msg)
+    if not await asyncio.to_thread(decisions.take_over, decision, request.run_id):
+        msg = (
+            f"This answer was already accepted ({decision.describe()}) and is being applied; "
+            "nothing more to send."
+        )
+        raise decisions.Replayed(409, msg)
+    _apply(command, decision.command)
+    return decision.receipts
+
+
+def _apply(command: dict[str, Any], accepted: dict[str, Any]) -> None:
+    """Make the run's `command` the accepted one (its resume as checked, sealed receipts in its update)."""
+    command.clear()
+    command.update(accepted)
 
 
 def _no_rewrites(user: User, command: dict[str, Any]) -> None:

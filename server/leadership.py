@@ -4,8 +4,9 @@ A lease row names its holder, a fencing token and when it expires. A process tak
 when it is free or expired (the token grows), renews it while it holds it, and leads only
 until the expiry it wrote; a holder that stops renewing is replaced once that passes. What the
 holder must do once (a notice, an escalation) is recorded with `act_once`, which the database
-refuses to a holder that lost the lease meanwhile (fencing) and to a second attempt. Not for
-claims on approvals (`server.claims`).
+refuses to a holder that lost the lease meanwhile (fencing) and to a second attempt; a notice
+is recorded with its act and delivered at least once (`server.outbox`). Not for claims on
+approvals (`server.claims`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ from server import shared_db
 from services.database import leases, watcher_acts
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Connection, Engine
+
+    Along = Callable[[Connection, float], None]
+    """What is written with an act, in its transaction: (connection, now)."""
 
 
 def process_id() -> str:
@@ -66,11 +72,15 @@ class Lease:
             return True
         return await self.hold(now) is not None
 
-    async def act_once(self, key: str, now: float | None = None) -> bool:
-        """Record that the leader does `key`; False if it was done before, or this process no longer leads."""
-        return await asyncio.to_thread(self.act_once_now, key, now)
+    async def act_once(self, key: str, now: float | None = None, *, with_it: Along | None = None) -> bool:
+        """Record that the leader does `key`; False if it was done before, or this process no longer leads.
 
-    def act_once_now(self, key: str, now: float | None = None) -> bool:
+        `with_it(conn, now)` writes what goes with the act in the same transaction (its notices,
+        `server.outbox`), only when the act is recorded.
+        """
+        return await asyncio.to_thread(self.act_once_now, key, now, with_it=with_it)
+
+    def act_once_now(self, key: str, now: float | None = None, *, with_it: Along | None = None) -> bool:
         """`act_once`, blocking: one statement that checks the lease row and inserts the act."""
         now = time.time() if now is None else now
         if self.token is None:
@@ -90,7 +100,10 @@ class Lease:
             .on_conflict_do_nothing(index_elements=[watcher_acts.c.key])
         )
         with engine.begin() as conn:
-            return conn.execute(statement.returning(watcher_acts.c.key)).first() is not None
+            done = conn.execute(statement.returning(watcher_acts.c.key)).first() is not None
+            if done and with_it is not None:
+                with_it(conn, now)
+            return done
 
     def acts(self, prefix: str) -> set[str]:
         """The keys of every act recorded under `prefix` (blocking; by any holder, ever)."""

@@ -67,7 +67,6 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
             f"{user.identity} is a {user.role}. Tightening is open to anyone who may run the thread."
         )
         await audit.write(
-            get_client(),
             [
                 audit.policy_change(
                     thread_id, graph_id, user, override=override, changes=found, refusal=message
@@ -75,9 +74,7 @@ async def admit(user: User, value: Mapping[str, Any]) -> None:
             ],
         )
         raise _refuse(403, message)
-    await audit.write(
-        get_client(), [audit.policy_change(thread_id, graph_id, user, override=override, changes=found)]
-    )
+    await audit.write([audit.policy_change(thread_id, graph_id, user, override=override, changes=found)])
 
 
 async def _assistant_policy(user: User, value: Mapping[str, Any]) -> None:
@@ -129,7 +126,7 @@ async def _assistant_policy(user: User, value: Mapping[str, Any]) -> None:
         record = audit.policy_change(
             thread_id, graph_id, user, override=override, changes=found, refusal=refusal
         )
-        await audit.write(get_client(), [record])
+        await audit.write([record])
 
 
 def _no_protected_writes(kwargs: Mapping[str, Any]) -> None:

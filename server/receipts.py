@@ -1,6 +1,6 @@
 """The server's side of signed receipts: sign each accepted decision, publish the keys, verify a thread.
 
-`sign` runs in `server.auth.gate_resume` for every accepted decision (people's and the
+`sign` runs as `server.decisions.accept` records every accepted decision (people's and the
 watcher's); `GET /.well-known/jwks.json` is public (anyone may check a receipt);
 `GET /audit/{thread_id}/verification` tells a client which of a thread's receipts verify
 (the web app's "verified" mark), to whoever may read the thread.
@@ -32,14 +32,15 @@ if TYPE_CHECKING:
 keyring()  # read (or made) once, at import: never as blocking file I/O inside a request
 
 
-async def sign(
-    client: LangGraphClient, thread_id: str, receipts: list[ApprovalReceipt], catalog: PolicyCatalog | None
+def sign(
+    thread_id: str, receipts: list[ApprovalReceipt], catalog: PolicyCatalog | None, audit_head: str
 ) -> list[ApprovalReceipt]:
-    """`receipts` signed, each bound to the policy's revision and the thread's audit head now."""
-    if not receipts:
-        return receipts
-    head = (await audit.head_of(client, thread_id))["hash"]
-    bound = {"policy_revision": _revision(catalog), "audit_head": head}
+    """`receipts` signed, each bound to the policy's revision and `audit_head`, the trail's last hash.
+
+    Called with the thread's trail locked (`server.decisions.accept`), so the head is the one
+    the receipts' records are chained after.
+    """
+    bound = {"policy_revision": _revision(catalog), "audit_head": audit_head}
     return [sign_receipt(r, thread_id, keyring(), **bound) for r in receipts]  # type: ignore[misc]
 
 
@@ -67,11 +68,12 @@ async def evidence(client: LangGraphClient, thread_id: str) -> Evidence:
     receipts = trusted_receipts(
         values.get("approval_receipts") if isinstance(values, dict) else None, thread_id
     )
+    records, head = await audit.trail_with_head(thread_id)
     return Evidence(
         thread_id=thread_id,
         jwks=keyring().jwks,
-        records=[dict(r) for r in await audit.trail(client, thread_id)],
-        head=await audit.head_of(client, thread_id),
+        records=[dict(r) for r in records],
+        head=head,
         receipts=[dict(r) for r in receipts],
     )
 

@@ -42,9 +42,8 @@ async def audit_trail(request: Request) -> JSONResponse:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     if not user.is_staff and (thread.get("metadata") or {}).get("owner") != user.identity:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
-    return JSONResponse(
-        {"records": await audit.trail(client, thread_id), "head": await audit.head_of(client, thread_id)}
-    )
+    records, head = await audit.trail_with_head(thread_id)
+    return JSONResponse({"records": records, "head": head})
 
 
 async def audit_verification(request: Request) -> JSONResponse:

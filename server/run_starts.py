@@ -62,6 +62,15 @@ async def claim(
         raise ResumeRefused(409, "Another run is being started on this thread; try again when it pauses.")
 
 
+async def moved(thread_id: str, planned: str, actual: str, *, engine: Engine | None = None) -> None:
+    """The run admitted as `planned` was created as `actual`: the thread's claim follows it.
+
+    The server's own SDK call names its run itself; the claim then ends with that run.
+    """
+    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
+    await asyncio.to_thread(_take, shared, thread_id, actual, time.time(), planned)
+
+
 def _take(
     engine: Engine, thread_id: str, run_id: str, now: float, replacing: str | None
 ) -> tuple[str, float] | None:

@@ -1,19 +1,136 @@
 """The business database, as the place the server keeps what every replica must agree on.
 
 Claims (`server.claims`) and leases (`server.leadership`) live beside the business data, so
-replicas on one database see one truth. Not for business data itself (`services`).
+replicas on one database see one truth; so do the approval layer's own tables defined here:
+the audit trail and its heads (`server.trail`), accepted decisions and the interrupts they
+decided (`server.decisions`), and the notices to deliver (`server.outbox`). These tables are
+made on first use, under the same lock as the business schema. Not for business data (`services`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
+import time
+import weakref
+from typing import TYPE_CHECKING, TypeVar
 
+from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, func, select
+from sqlalchemy.exc import DBAPIError
+
+from services.database import SCHEMA_LOCK, schema_lock
 from services.registry import default_services
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Engine
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+METADATA = MetaData()
+
+audit_records = Table(  # one line of a thread's audit trail (`server.trail`)
+    "hitl_audit_records",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),  # 1, 2, ... in the thread's trail
+    Column("record", Text, nullable=False),  # the chained record's JSON, `key` and `hash` included
+)
+
+audit_heads = Table(  # the last record of each thread's trail: appends lock this row (`server.trail`)
+    "hitl_audit_heads",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+decisions = Table(  # an accepted decision, and how far its effect got (`server.decisions`)
+    "hitl_decisions",
+    METADATA,
+    Column("decision_id", String(64), primary_key=True),
+    Column("thread_id", String(200), nullable=False, index=True),
+    Column("reviewer", Text, nullable=False),
+    Column("role", String(32), nullable=False),
+    Column("answer_sha256", String(64), nullable=False),  # of the command as its sender sent it
+    Column("idempotency_key", String(200), nullable=True),  # the sender's Idempotency-Key, if any
+    Column("sent", Text, nullable=False),  # JSON: the command as sent (the reconciler sends it again)
+    Column("command", Text, nullable=False),  # JSON: the command as accepted, receipts in its update
+    Column("receipts", Text, nullable=False),  # JSON: the signed receipts
+    Column("assistant_id", String(200), nullable=True),
+    Column("run_id", String(64), nullable=True),  # the run applying it (None: not known yet)
+    Column("state", String(16), nullable=False),  # accepted | applied | failed
+    Column("attempts", Integer, nullable=False),  # runs started to apply it
+    Column("accepted_at", Float, nullable=False),  # seconds since the epoch
+    Column("tried_at", Float, nullable=False),  # when its latest run was admitted
+)
+
+decided_interrupts = Table(  # the claim an accepted decision holds on each interrupt it answers
+    "hitl_decided_interrupts",
+    METADATA,
+    Column("interrupt_id", String(200), primary_key=True),
+    Column("decision_id", String(64), nullable=False, index=True),
+)
+
+notice_outbox = Table(  # a notice the watcher's leader must deliver at least once (`server.outbox`)
+    "hitl_notice_outbox",
+    METADATA,
+    Column("notice_id", String(400), primary_key=True),  # stable: receivers dedupe on it
+    Column("channel", String(32), nullable=False),  # webhook | slack | email
+    Column("payload", Text, nullable=False),  # JSON: where to and what
+    Column("created_at", Float, nullable=False),
+    Column("delivered_at", Float, nullable=True),  # None until the receiver accepted it
+    Column("attempts", Integer, nullable=False),
+    Column("next_try_at", Float, nullable=False),  # a delivery in flight holds it until then
+)
+
+_READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 def engine() -> Engine:
-    """The engine the business services of this process use (opened on first use: blocking)."""
-    return default_services().engine
+    """The engine the business services of this process use, with the layer's tables (blocking)."""
+    return ready(default_services().engine)
+
+
+def ready(database: Engine) -> Engine:
+    """`database` with the approval layer's tables made (once per engine; blocking)."""
+    if database in _READY:
+        return database
+    url = database.url.render_as_string(hide_password=False)
+    with schema_lock(url), database.begin() as conn:
+        if database.dialect.name == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+        METADATA.create_all(conn)
+    _READY.add(database)
+    return database
+
+
+RETRY_SECONDS = 8.0
+"""How long a statement is retried while the database is unreachable (a restart takes 1-3 s)."""
+
+
+def retrying(work: Callable[[], T], what: str, *, seconds: float = RETRY_SECONDS) -> T:
+    """`work()`, again after a lost connection until `seconds` have passed (blocking).
+
+    Only for work that is safe to repeat: a transaction that fails rolls back, but a commit
+    cut off by the connection may have happened, so `work` must tell its own earlier commit.
+    """
+    deadline = time.monotonic() + seconds
+    pause = 0.1
+    while True:
+        try:
+            return work()
+        except DBAPIError as error:
+            if not _lost_connection(error) or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("%s: the database connection was lost (%s); trying again", what, error.orig)
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+
+def _lost_connection(error: DBAPIError) -> bool:
+    """Whether `error` says the connection failed (not the statement): OperationalError, invalidation."""
+    kinds = {kind.__name__ for kind in type(error.orig).__mro__} if error.orig is not None else set()
+    return bool(error.connection_invalidated) or bool(kinds & {"OperationalError", "InterfaceError"})

@@ -154,4 +154,4 @@ async def _audit(scope: Scope, thread_id: str, writes: list[dict[str, Any]]) -> 
         return
     keys = sorted({k for values in writes for k in values})
     what = [f"state write of {', '.join(keys) or 'nothing'}"]
-    await audit.write(get_client(), [audit.state_write(thread_id, "", user, what)])
+    await audit.write([audit.state_write(thread_id, "", user, what)])

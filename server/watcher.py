@@ -1,7 +1,9 @@
-"""The server's watcher: tells people an approval is waiting and enforces deadlines.
+"""The server's watcher: tells people an approval is waiting, enforces deadlines, applies decisions.
 
 A background task started with the server's HTTP app. Each pass reads the interrupted
-threads (as the inbox does), POSTs a notice for approvals not yet announced, and for each
+threads (as the inbox does), applies accepted decisions whose run never finished
+(`server.reconciler`), delivers notices not yet delivered (`server.outbox`), POSTs a notice
+for approvals not yet announced, and for each
 approval past its deadline either escalates it (the next role up must decide; notice sent)
 or answers it as the `system` actor through `server.auth.gate_resume`, the same checked,
 claimed and audited path a person's answer takes. A deadline that passed while the server
@@ -25,7 +27,7 @@ from langgraph_sdk import get_client
 
 from hitl.deadlines import ESCALATES_TO
 from hitl.settings import Settings, get_settings
-from server import audit, inbox, metrics, notify, records
+from server import audit, inbox, metrics, notify, outbox, reconciler, records
 from server.access import as_server
 from server.auth import gate_resume
 from server.channels.announce import Announcer
@@ -105,6 +107,8 @@ class Watcher:
             if self.settings.hitl_notify_url and self.announced is None:
                 self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
             await self.forget_old_acts()
+            await reconciler.reconcile(client, self.lease)
+            await outbox.deliver_due(self.settings)
             for entry in INDEX.threads():
                 if not await self.lease.keep():
                     logger.warning("watcher: the lease lapsed mid-pass; the new leader does the rest")
@@ -120,6 +124,8 @@ class Watcher:
         if now - self.forgot_at >= FORGET_EVERY_SECONDS:
             self.forgot_at = now
             await asyncio.to_thread(self.lease.forget_acts, now - ACTS_KEPT_SECONDS)
+            await asyncio.to_thread(outbox.forget, now - ACTS_KEPT_SECONDS)
+            await reconciler.forget_settled()
 
     async def lead(self) -> bool:
         """Take or renew the lease; whether this process acts in this pass."""
@@ -159,13 +165,16 @@ class Watcher:
         if key in announced:
             return
         announced.add(key)
-        if not await self.lease.act_once(key):
-            return
         escalations = {pending.id: escalation} if escalation else {}
-        for item in inbox.items_of(thread, [pending], escalations, SYSTEM, now)[:1]:
-            await notify.send_notice(
-                self.settings.hitl_notify_url, notify.pause_notice(item, self.settings.hitl_public_url, event)
-            )
+        url, public = self.settings.hitl_notify_url, self.settings.hitl_public_url
+        notices = [
+            outbox.Notice.post(key, "webhook", url, notify.pause_notice(item, public, event, key))
+            for item in inbox.items_of(thread, [pending], escalations, SYSTEM, now)[:1]
+        ]
+        if not await self.lease.act_once(key, with_it=outbox.recording(notices)):
+            return
+        for notice in notices:
+            outbox.send(notice, self.settings)
 
     async def expire(
         self,
@@ -221,7 +230,7 @@ class Watcher:
         INDEX.escalate(escalation)
         metrics.per_action(metrics.ESCALATED, pending)
         await audit.write(
-            client, [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
+            [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
         )
         if self.settings.hitl_notify_url:
             escalated = pending.escalated(records.roles({pending.id: escalation}))

@@ -10,16 +10,16 @@ approval waits unless it answers it (`server.auth`).
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
 
 from hitl.contracts import ApprovalReceipt
-from server import audit, records
+from server import decisions, records
 from server.access import as_server
 from server.overrides import catalog_of
-from server.receipts import sign
 
 if TYPE_CHECKING:
     from server.resume_gate import Pending
@@ -43,13 +43,10 @@ async def record(
     )
     now = datetime.now(UTC).isoformat()
     receipts = [receipt for pending in gone for receipt in receipts_of(pending, user, why, now)]
-    client = get_client()
     with as_server():
-        graph_id = await records.graph_of(client, thread_id)
+        graph_id = await records.graph_of(get_client(), thread_id)
     catalog = await catalog_of(graph_id) if graph_id else None
-    signed = await sign(client, thread_id, receipts, catalog)
-    await audit.write(client, audit.as_records(thread_id, signed))
-    return signed
+    return await asyncio.to_thread(decisions.record_signed, thread_id, receipts, catalog)
 
 
 def receipts_of(pending: Pending, user: User, why: str, now: str) -> list[ApprovalReceipt]:

@@ -229,7 +229,7 @@ def _sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None
 
 
 @contextmanager
-def _schema_lock(url: str) -> Iterator[None]:
+def schema_lock(url: str) -> Iterator[None]:
     """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
 
     Two processes opening a new file at once would both see a table missing and both CREATE
@@ -255,7 +255,7 @@ def connect(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    with _schema_lock(url), engine.begin() as conn:
+    with schema_lock(url), engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             # Processes opening a new database at once (server workers, a test) would race on
             # CREATE TABLE, which PostgreSQL does not serialise: the first creates, the rest wait.

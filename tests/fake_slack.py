@@ -25,6 +25,9 @@ class FakeSlack:
 
     def __init__(self, failures: int = 0) -> None:
         self.messages: list[dict[str, Any]] = []
+        self.repeats = 0
+        """Webhook posts of a message already received (same `X-Hitl-Notice-Id`): deduped, counted."""
+        self.seen: set[str] = set()
         self.replies: dict[str, list[dict[str, Any]]] = {}
         self.attempts = 0
         self.failures = failures
@@ -39,7 +42,12 @@ class FakeSlack:
                         self.send_response(500)
                         self.end_headers()
                         return
-                    fake.messages.append(body)
+                    notice_id = self.headers.get("X-Hitl-Notice-Id")
+                    if notice_id and notice_id in fake.seen:
+                        fake.repeats += 1
+                    else:
+                        fake.seen.add(notice_id or "")
+                        fake.messages.append(body)
                 else:
                     fake.replies.setdefault(self.path, []).append(body)
                 self.send_response(200)

@@ -1,6 +1,7 @@
 """A local SMTP sink (aiosmtpd) on a free loopback port: keeps every message the server sends.
 
-The first `failures` messages are answered `451` (try again later), to exercise the retries.
+The first `failures` messages are answered `451` (try again later), to exercise the retries. A
+message delivered again (same Message-ID) is deduped, as a mail store does, and counted in `repeats`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class SmtpSink:
 
     def __init__(self, failures: int = 0) -> None:
         self.messages: list[tuple[list[str], EmailMessage]] = []
+        self.repeats = 0
         self.attempts = 0
         self.failures = failures
         self.port = free_port()
@@ -32,6 +34,9 @@ class SmtpSink:
         if self.attempts <= self.failures:
             return "451 Try again later"
         parsed = message_from_bytes(envelope.content, policy=policy.default)
+        if parsed["Message-ID"] and any(m["Message-ID"] == parsed["Message-ID"] for _, m in self.messages):
+            self.repeats += 1
+            return "250 OK"
         self.messages.append((list(envelope.rcpt_tos), parsed))  # type: ignore[arg-type]
         return "250 OK"
 

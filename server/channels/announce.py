@@ -3,7 +3,8 @@
 Called by `server.watcher` for every pending interrupt on every pass. Each channel acts once
 per interrupt and event, fenced by the watcher's lease (`Lease.act_once`, key
 `channel:<channel>:<interrupt>:<event>` in the business database), so replicas and restarts
-never post twice; the sending itself runs in the background (`server.channels.delivery`).
+never post twice; its notices are recorded with the act and delivered at least once, in the
+background, each with a stable id the receiver dedupes on (`server.outbox`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from server.channels import delivery, email
+from server import outbox
+from server.channels import email
 from server.channels.slack_message import pause_message
 from server.pending_index import rows_of
 
@@ -68,20 +70,29 @@ class Announcer:
             key = f"{PREFIX}{channel}:{pending.id}:{event}"
             if key in self.done:
                 continue
-            if not await self.lease.act_once(key):
+            notices = self._notices(key, channel, thread, pending, rows, event)
+            if not await self.lease.act_once(key, with_it=outbox.recording(notices)):
                 if self.lease.held():  # done by a leader before this one
                     self.done.add(key)
                 continue
             self.done.add(key)
-            self._send(channel, thread, pending, rows, event)
+            for notice in notices:
+                outbox.send(notice, self.settings)
 
-    def _send(
-        self, channel: str, thread: dict[str, Any], pending: Pending, rows: list[dict[str, Any]], event: str
-    ) -> None:
-        what = f"{channel} notice of {pending.id} ({event})"
+    def _notices(  # noqa: PLR0913, PLR0917  (one act's notices: which, for what)
+        self,
+        key: str,
+        channel: str,
+        thread: dict[str, Any],
+        pending: Pending,
+        rows: list[dict[str, Any]],
+        event: str,
+    ) -> list[outbox.Notice]:
+        """The notices of one act: one Slack post, or one e-mail per recipient (each with its own id)."""
         if channel == "slack":
             message = pause_message(pending, rows, self.settings.hitl_public_url, event)
-            delivery.in_background(what, delivery.post_json(self.settings.hitl_slack_webhook_url, message))
-        elif channel == "email":
-            for attempt in email.notices(self.settings, thread, pending, rows, event):
-                delivery.in_background(what, attempt)
+            return [outbox.Notice.post(key, "slack", self.settings.hitl_slack_webhook_url, message)]
+        return [
+            outbox.Notice.mail(f"{key}:{address}", message)
+            for address, message in email.notices(self.settings, thread, pending, rows, event)
+        ]

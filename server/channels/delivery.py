@@ -43,9 +43,26 @@ async def with_retries(what: str, attempt: Callable[[], Awaitable[None]]) -> boo
     return False
 
 
-def in_background(what: str, attempt: Callable[[], Awaitable[None]]) -> asyncio.Task[bool]:
-    """Start delivering `what` with retries in a task of its own; the caller goes on at once."""
-    task = asyncio.create_task(with_retries(what, attempt), name=f"hitl-channel: {what}")
+def in_background(
+    what: str,
+    attempt: Callable[[], Awaitable[None]],
+    then: Callable[[bool], Awaitable[None]] | None = None,
+) -> asyncio.Task[bool]:
+    """Start delivering `what` with retries in a task of its own; the caller goes on at once.
+
+    `then(delivered)` runs after the last attempt (`server.outbox` marks the notice there).
+    """
+
+    async def delivering() -> bool:
+        delivered = await with_retries(what, attempt)
+        if then is not None:
+            try:
+                await then(delivered)
+            except Exception:  # the outbox tries again later: never an unhandled task error
+                logger.exception("channel: could not record the outcome of %s", what)
+        return delivered
+
+    task = asyncio.create_task(delivering(), name=f"hitl-channel: {what}")
     _RUNNING.add(task)
     task.add_done_callback(_RUNNING.discard)
     return task

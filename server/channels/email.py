@@ -4,8 +4,9 @@ A link never decides by itself (mail scanners follow links): it opens the thread
 needs the signed-in user. Recipients are the `HITL_USERS` users who may decide the approval
 (its role, an escalation's, or the owner for a form) and have an address in
 `HITL_USER_EMAILS`, except the people who asked for it (they may not approve it). Sent with
-`aiosmtplib` (no blocking I/O on the server's event loop), one message per person, each
-retried by `server.channels.delivery`. Not for OIDC users, whom the server only meets when they call.
+`aiosmtplib` by `server.outbox` (no blocking I/O on the server's event loop), one message
+per person, each delivered at least once with a stable Message-ID. Not for OIDC users,
+whom the server only meets when they call.
 """
 
 from __future__ import annotations
@@ -14,19 +15,14 @@ import json
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-import aiosmtplib
-
 from server.channels.slack_message import thread_link, who_decides
 from server.users import directory
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
     from hitl.settings import Settings
     from server.resume_gate import Pending
     from server.users import User
 
-TIMEOUT_SECONDS = 30.0
 MAX_ARGS_CHARS = 4000
 
 
@@ -84,26 +80,11 @@ def notice(
 
 def notices(
     settings: Settings, thread: dict[str, Any], pending: Pending, rows: list[dict[str, Any]], event: str
-) -> list[Callable[[], Awaitable[None]]]:
-    """One sending attempt per person to tell (see `recipients`)."""
+) -> list[tuple[str, EmailMessage]]:
+    """(address, message) for each person to tell (see `recipients`); `server.outbox` sends them."""
     del thread
     owner = rows[0].get("owner") if rows else None
     return [
-        _sender(settings, notice(settings, address, pending, rows, event))
+        (address, notice(settings, address, pending, rows, event))
         for _, address in recipients(settings, pending, owner if isinstance(owner, str) else None)
     ]
-
-
-def _sender(settings: Settings, message: EmailMessage) -> Callable[[], Awaitable[None]]:
-    async def attempt() -> None:
-        await aiosmtplib.send(
-            message,
-            hostname=settings.hitl_smtp_host,
-            port=settings.hitl_smtp_port,
-            username=settings.hitl_smtp_username or None,
-            password=settings.hitl_smtp_password or None,
-            start_tls=settings.hitl_smtp_starttls,
-            timeout=TIMEOUT_SECONDS,
-        )
-
-    return attempt

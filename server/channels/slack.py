@@ -177,7 +177,7 @@ async def _audit_refusal(press: Press, user: User, why: str) -> None:
     Admission refuses some presses before the gate (a thread that is not theirs, a busy thread);
     the API leaves those to its HTTP answer, a channel keeps them on the trail.
     """
-    trail = await audit.trail(get_client(), press.thread_id)
+    trail = await audit.trail(press.thread_id)
     last = trail[-1] if trail else None
     if not (
         last
@@ -228,7 +228,7 @@ async def _pending(thread_id: str, interrupt_id: str) -> Pending | None:
 
 async def _why_not_pending(press: Press) -> str:
     """Why the pressed interrupt waits no more: who answered it, or that it expired."""
-    trail = await audit.trail(get_client(), press.thread_id)
+    trail = await audit.trail(press.thread_id)
     answered = [
         r
         for r in trail
@@ -320,7 +320,7 @@ def _record(  # noqa: PLR0913  (where, who, why, and what was pressed)
 async def _write(record: AuditRecord) -> None:
     """Append one record to its trail (a failure is logged: the refusal stands either way)."""
     try:
-        await audit.write(get_client(), [record])
+        await audit.write([record])
     except Exception:
         logger.exception("slack: could not audit a refused request")
 
@@ -329,4 +329,4 @@ async def channel_trail(request: Request) -> JSONResponse:
     """GET /channels/slack/audit: refused Slack requests that name no trustworthy thread (supervisors)."""
     if request.user["role"] != "supervisor":
         return JSONResponse({"detail": "Only a supervisor may read the Slack channel's audit trail."}, 403)
-    return JSONResponse({"records": await audit.trail(get_client(), CHANNEL_TRAIL)})
+    return JSONResponse({"records": await audit.trail(CHANNEL_TRAIL)})

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import uuid
 
+import psycopg
 import pytest
 from langchain_core.messages import AIMessage
 from langgraph.types import Command, Send
+from sqlalchemy.exc import OperationalError
 
 from agents.offline import phrases
 from hitl.trusted_state import CLEARANCES_KEY
@@ -187,6 +189,29 @@ def test_a_tool_failing_after_approval_is_recorded_and_the_thread_goes_on(
     monkeypatch.undo()
     assert chat.say("Hello").interrupts == ()
     assert services.payments.count() == 0
+
+
+def test_a_database_lost_after_approval_fails_the_run_and_a_retry_applies_it_once(
+    support_agent, services, new_order, monkeypatch
+):
+    """lost connection: not the tool's outcome; the run fails, the approval waits, the retry refunds once."""
+    order_id = new_order(300)
+    chat = support_agent()
+    assert len(chat.say(phrases.refund_amount(300, order_id)).interrupts) == 1
+
+    def restarting(**_kwargs):
+        raise OperationalError(
+            "INSERT INTO refunds ...", {}, psycopg.OperationalError("server closed the connection")
+        )
+
+    monkeypatch.setattr(services.payments, "issue_refund", restarting)
+    with pytest.raises(OperationalError):
+        chat.resume({"decisions": [{"type": "approve"}]})
+    values = chat.graph.get_state(chat.config).values
+    assert [r for r in values["approval_receipts"] if r["decision"] == "failed"] == []
+    monkeypatch.undo()
+    chat.graph.invoke(None, chat.config, version="v2")  # what the engine's retry does: on from the checkpoint
+    assert [r["amount"] for r in services.payments.refunds_for(order_id)] == [300.0]
 
 
 def test_the_owner_approving_their_own_refund_does_not_run(support_agent, services, new_order):

@@ -20,6 +20,7 @@ from hitl.receipt_keys import keyring, load
 from hitl.settings import Settings
 from hitl.signed_receipts import sign
 from hitl.verification import Evidence, verify
+from server import trail
 
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 
@@ -191,3 +192,35 @@ def test_a_tool_failure_is_chained_into_the_trail(support_agent, services, new_o
     report = verify(Evidence(chat.thread_id, keyring().jwks, records, head.value, receipts))
     assert report.ok, report.as_json()
     assert "a tool failure, recorded by the graph (not signed)" in " ".join(report.notes)
+
+
+def test_inside_the_server_a_tool_failure_joins_the_servers_trail(
+    support_agent, services, new_order, monkeypatch
+):
+    """keeper: with the server's trail installed, the failure is chained there after what came before."""
+    order_id = new_order(300)
+    chat = support_agent()
+    chat.graph.store = store = InMemoryStore()
+    chat.say(phrases.refund_amount(300, order_id))
+    refusal = {
+        "thread_id": chat.thread_id,
+        "decision": "refused",
+        "outcome": "refused",
+        "reviewer": "requester1",
+    }
+    trail.write([refusal], engine=services.engine)
+    monkeypatch.setattr(
+        audit_chain, "_keeper", [lambda record: trail.write([record], engine=services.engine)]
+    )
+
+    def broken(**_kwargs):
+        message = "payment provider unreachable"
+        raise ConnectionError(message)
+
+    monkeypatch.setattr(services.payments, "issue_refund", broken)
+    chat.resume({"decisions": [{"type": "approve"}]})
+    assert store.search(("audit", chat.thread_id)) == []
+    records, head = trail.read(chat.thread_id, engine=services.engine)
+    assert [r["decision"] for r in records] == ["refused", "failed"]
+    assert records[1]["prev_hash"] == records[0]["hash"]
+    assert audit_chain.check(records, head.as_json()) == []

@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 
+from server import engine_compat
 from server.replicas import LANGHOST, ROOT
 
 REPLICAS_PYTHON = LANGHOST.parent / "python"
@@ -63,6 +64,36 @@ print(json.dumps(written))
 """
 
 
+CONNECTIONS_HEAL = """
+import asyncio, json
+import langgraph_runtime
+if PATCHED:
+    from server import engine_compat
+    engine_compat.apply()
+import redis.exceptions
+from langgraph_api import worker
+from langgraph_runtime_pg import checkpoint, redis_stream, store
+from psycopg import OperationalError
+
+async def main():
+    pools = [
+        module.AsyncConnectionPool("postgresql://postgres@127.0.0.1:5432/postgres", open=False)
+        for module in (checkpoint, store)
+    ]
+    retry = redis_stream._redis_pool_kwargs().get("retry")
+    return {
+        "pools_check": [pool._check is not None for pool in pools],
+        "redis_retries": retry.get_retries() if retry is not None else 0,
+        "worker_retries": [
+            issubclass(error, worker.ALL_RETRIABLE_EXCEPTIONS)
+            for error in (redis.exceptions.ConnectionError, OperationalError)
+        ],
+    }
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
 def in_engine(script: str, *, patched: bool) -> object:
     """Run `script` in the replica engine's interpreter; what it printed, as JSON."""
     if not REPLICAS_PYTHON.exists():
@@ -102,3 +133,21 @@ def test_the_pg_engine_writes_the_user_as_json_once_patched():
     written = in_engine(ENGINE_SERIALISER, patched=True)
     assert isinstance(written, str)
     assert json.loads(written)["configurable"]["langgraph_auth_user"]["identity"] == "reviewer1"
+
+
+def test_the_engine_still_keeps_dead_connections_and_fails_runs_on_them():
+    """still needed: unpatched, pools hand out dead connections, Redis retries nothing, no run is retried."""
+    assert in_engine(CONNECTIONS_HEAL, patched=False) == {
+        "pools_check": [False, False],
+        "redis_retries": 0,
+        "worker_retries": [False, False],
+    }
+
+
+def test_connections_heal_and_runs_are_retried_once_patched():
+    """workaround: patched, both pools check each connection, Redis retries with backoff, runs are retried."""
+    assert in_engine(CONNECTIONS_HEAL, patched=True) == {
+        "pools_check": [True, True],
+        "redis_retries": engine_compat.REDIS_RETRIES,
+        "worker_retries": [True, True],
+    }

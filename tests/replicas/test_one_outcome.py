@@ -1,7 +1,8 @@
 """One outcome per approval across replicas: the same approval sent to A and B at the same moment.
 
-Claims are rows in the shared business database (`server.claims`): one answer wins, the other
-gets 409, and only the winner's decision is recorded, receipted and carried out.
+Claims are rows in the shared business database (`server.claims`), taken in the transaction
+that records the decision: one answer wins, the other gets 409, and only the winner's decision
+is recorded, receipted and carried out; both records join one chain (`server.trail`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ ROUNDS = 50
 
 
 async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, business):
-    """50 rounds: 200 once and 409 once; 1 refund, 1 accepted audit record and 1 receipt per approval."""
+    """50 rounds: 200 once and 409 once; 1 refund, 1 accepted record and 1 receipt; every trail verifies.
+
+    The loser's refusal joins the same chain as the winner's decision (after it, never beside it:
+    issue 28 saw both records carry one `prev_hash` in 24 to 44 of 50 rounds).
+    """
     a, b = replicas.urls
     async with (
         http(a, "requester1") as requester,
@@ -53,6 +58,10 @@ async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, busi
                 r for r in state["values"].get("approval_receipts", []) if r["interrupt_id"] == interrupt_id
             ]
             assert len(receipts) == 1, receipts
+            report = (await on_a.get(f"/audit/{thread_id}/verification")).json()
+            assert report["ok"], report
+            trail = await audit(on_a, thread_id)
+            assert [r["prev_hash"] for r in trail[1:]] == [r["hash"] for r in trail[:-1]], trail
 
 
 async def test_rival_second_approvals_of_a_quorum_on_both_replicas_have_one_outcome(replicas, business):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from server import metrics, notify
+from hitl.settings import Settings
+from server import metrics, outbox, shared_db
+from server.channels import delivery
 from server.metrics import REGISTRY, observe, refusal_status
+from server.replicas import free_port
+from services.database import connect
+from tests.notices import Receiver
 
 
 def value(name, **labels):
@@ -73,20 +77,26 @@ def test_a_record_metrics_cannot_read_is_skipped():
     assert value("hitl_approvals_decided_total", **labels) == before + 1
 
 
-async def test_notices_are_counted_sent_and_failed(monkeypatch):
-    """notices: a delivered notice counts as sent, one failing every attempt as failed."""
-    monkeypatch.setattr(notify, "FIRST_BACKOFF_SECONDS", 0)
-    ok = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(204)))
-    down = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(503)))
+async def test_notices_are_counted_sent_and_failed(monkeypatch, tmp_path):
+    """notices: a delivered notice counts as sent, one failing every attempt as failed (real receivers)."""
+    monkeypatch.setattr(delivery, "FIRST_BACKOFF_SECONDS", 0)
+    engine = connect(f"sqlite:///{tmp_path / 'business.db'}")
+    receiver = Receiver()
+    settings = Settings()
     sent = ("hitl_notices_total", {"event": "approval_pending", "outcome": "sent"})
     failed = ("hitl_notices_total", {"event": "approval_pending", "outcome": "failed"})
     before = value(sent[0], **sent[1]), value(failed[0], **failed[1])
-    notice = {"event": "approval_pending"}
-    assert await notify.send_notice("http://hooks.test/n", notice, client=ok)
-    assert not await notify.send_notice("http://hooks.test/n", notice, client=down)
+    body = {"event": "approval_pending"}
+    ok = outbox.Notice.post("notice:ok", "webhook", receiver.url, body)
+    down = outbox.Notice.post("notice:down", "webhook", f"http://127.0.0.1:{free_port()}/hook", body)
+    with shared_db.ready(engine).begin() as conn:
+        outbox.record(conn, [ok, down], 0.0)
+    assert await outbox.send(ok, settings, engine=engine)
+    assert not await outbox.send(down, settings, engine=engine)
     assert (value(sent[0], **sent[1]), value(failed[0], **failed[1])) == (before[0] + 1, before[1] + 1)
-    await ok.aclose()
-    await down.aclose()
+    receiver.http.shutdown()
+    receiver.http.server_close()
+    engine.dispose()
 
 
 async def test_timed_observes_the_gate_time_of_sync_and_async_calls():
