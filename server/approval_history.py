@@ -12,7 +12,7 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from server import audit
+from server import trail
 from server.access import as_server
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
 logger = logging.getLogger(__name__)
-PAGE = 100
 HISTORY_PAGE = 100
 HISTORY_PAGES = 20
 """At most this many history pages are read per thread; an older pause counts as untimed."""
@@ -30,18 +29,9 @@ PAUSES_KEPT = 100_000
 _paused: dict[tuple[str, str], datetime] = {}
 
 
-async def all_records(client: LangGraphClient) -> list[dict[str, Any]]:
-    """Every audit record of every thread (the Store namespace `audit`, searched by prefix)."""
-    found: list[dict[str, Any]] = []
-    offset = 0
-    while True:
-        with as_server():
-            page = await client.store.search_items((audit.NAMESPACE,), limit=PAGE, offset=offset)
-        items = page["items"]
-        found += [dict(item["value"]) for item in items if isinstance(item.get("value"), dict)]
-        if len(items) < PAGE:
-            return found
-        offset += PAGE
+async def all_records() -> list[dict[str, Any]]:
+    """Every audit record of every thread (`server.trail`)."""
+    return await asyncio.to_thread(trail.read_all)
 
 
 async def pause_times(

@@ -9,6 +9,7 @@ decision, and attaches the receipts to the command so they land in the thread's 
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
@@ -481,7 +482,10 @@ async def _sent_again(
     already applied, or whose run may still appear (`decisions.GRACE_SECONDS`), is refused
     (`decisions.Replayed`), and never recorded as a second decision.
     """
-    found = await asyncio.to_thread(decisions.holding, decisions.targets(command.get("resume"), pending))
+    found = await asyncio.to_thread(
+        partial(decisions.holding, thread_id=request.thread_id),
+        decisions.targets(command.get("resume"), pending),
+    )
     mine = [d for d in found if d.sent_again_by(request)]
     if not mine and not pending:  # a bare answer after its interrupt was applied
         latest = await asyncio.to_thread(decisions.latest_of, request)

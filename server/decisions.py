@@ -322,16 +322,24 @@ def stored(decision_id: str, *, engine: Engine | None = None) -> Decision | None
         return _stored(conn, decision_id)
 
 
-def holding(interrupt_ids: list[str], *, engine: Engine | None = None) -> list[Decision]:
-    """The decisions that hold any of `interrupt_ids`."""
+def holding(
+    interrupt_ids: list[str], *, thread_id: str | None = None, engine: Engine | None = None
+) -> list[Decision]:
+    """The decisions that hold any of `interrupt_ids` (on `thread_id` only, when given).
+
+    A resume names interrupts by id; an id from another thread must never find that thread's
+    decision (it is refused as unknown there, by the checks).
+    """
     if not interrupt_ids:
         return []
     with _database(engine).connect() as conn:
         ids = select(decided_interrupts.c.decision_id).where(
             decided_interrupts.c.interrupt_id.in_(interrupt_ids)
         )
-        rows = list(conn.execute(select(decisions).where(decisions.c.decision_id.in_(ids))))
-        return _load(conn, rows)
+        query = select(decisions).where(decisions.c.decision_id.in_(ids))
+        if thread_id is not None:
+            query = query.where(decisions.c.thread_id == thread_id)
+        return _load(conn, list(conn.execute(query)))
 
 
 def latest_of(request: Request, *, engine: Engine | None = None) -> Decision | None:

@@ -53,7 +53,7 @@ async def analytics_page(request: Request) -> JSONResponse:
     except ValueError as error:
         return JSONResponse({"detail": f"Bad analytics query: {error}"}, status_code=400)
     client = get_client()
-    records = await approval_history.all_records(client)
+    records = await approval_history.all_records()
     in_period, _ = analytics.decisions_of(records, {}, query)
     wanted = {(d.thread_id, d.interrupt_id) for d in in_period}
     paused = await approval_history.pause_times(

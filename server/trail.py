@@ -118,3 +118,13 @@ def read(thread_id: str, *, engine: Engine | None = None) -> tuple[list[dict[str
             .order_by(audit_records.c.seq)
         )
         return [json.loads(r) for r in rows], head
+
+
+def read_all(*, engine: Engine | None = None) -> list[dict[str, Any]]:
+    """Every record of every thread's trail, by thread and in each trail's order (for the analytics)."""
+    database = shared_db.ready(engine) if engine is not None else shared_db.engine()
+    with database.connect() as conn:
+        rows = conn.scalars(
+            select(audit_records.c.record).order_by(audit_records.c.thread_id, audit_records.c.seq)
+        )
+        return [json.loads(r) for r in rows]

@@ -198,14 +198,22 @@ async def test_a_valid_answer_sent_with_an_invalid_one_is_not_applied(
 async def test_an_answered_interrupt_cannot_be_answered_again(
     operator, reviewer, server_services, server_workspace, old_order
 ):
-    """stale ids: after a partial resume, re-answering the done interrupt is 422; the other two still work."""
+    """stale ids: after a partial resume, the done interrupt is not answered again; the other two work.
+
+    The same answer sent again is that decision ("Already applied", nothing done again); another
+    answer to it is an unknown interrupt (422).
+    """
     thread_id, pending, _archive, name = await three_interrupts(operator, server_workspace)
     deletions = server_services.file_deletions.count()
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}})
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["execute_sql"]["id"]: APPROVE}})
-    with refused(422, "Unknown interrupt id"):
+    with refused(409, "Already applied"):
         await reviewer.runs.wait(
             thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: APPROVE}}
+        )
+    with refused(422, "Unknown interrupt id"):
+        await reviewer.runs.wait(
+            thread_id, AGENT, command={"resume": {pending["delete_file"]["id"]: {"type": "reject"}}}
         )
     assert server_services.file_deletions.count() == deletions + 1
     await reviewer.runs.wait(thread_id, AGENT, command={"resume": {pending["write_file"]["id"]: APPROVE}})
