@@ -9,6 +9,7 @@ decision, and attaches the receipts to the command so they land in the thread's 
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,8 @@ from server.resume_gate import Pending, ResumeRefused, check_resume, edit_policy
 from server.users import ROLES, TokenRefused, User, directory, identify
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from hitl.contracts import ApprovalReceipt
 
 auth = Auth()
@@ -260,21 +263,21 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         raise refuse(409, "This thread is running; try again when it pauses.")
     state, rewrites = await _start_state(user, str(thread_id), admitted)
     pending, receipts = await _waiting(str(thread_id), state, admitted)
-    if admitted.resume:
-        receipts += await gate_resume(
-            user, str(thread_id), owner, pending, command, graph_id=graph_id, run=value
-        )
-    elif pending:
+    if not admitted.resume and pending:
         raise refuse(409, waiting.refusal(pending, owner))
-    elif owner != user.identity and user.role != "supervisor":
+    if not admitted.resume and owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
-    await _claim_start(str(thread_id), value)
-    _act_for(value, user if owner == user.identity else _owner(thread))
-    _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
-    _approved_so_far(value, receipts)
-    _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
-    await _audit_rewrites(user, str(thread_id), graph_id, rewrites)
-    await records.record_graph(str(thread_id), value.get("assistant_id"))
+    async with _starting(str(thread_id), value):  # before a decision is accepted: it must get its run
+        if admitted.resume:
+            receipts += await gate_resume(
+                user, str(thread_id), owner, pending, command, graph_id=graph_id, run=value
+            )
+        _act_for(value, user if owner == user.identity else _owner(thread))
+        _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
+        _approved_so_far(value, receipts)
+        _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
+        await _audit_rewrites(user, str(thread_id), graph_id, rewrites)
+        await records.record_graph(str(thread_id), value.get("assistant_id"))
     _mark(thread_id)
     return None
 
@@ -321,15 +324,28 @@ async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
         raise refuse(409, waiting.refusal(pending, owner))
 
 
-async def _claim_start(thread_id: str, value: Auth.types.RunsCreate) -> None:
-    """Among replicas, claim the thread for this run (`server.run_starts`); one process needs no row."""
+@asynccontextmanager
+async def _starting(thread_id: str, value: Auth.types.RunsCreate) -> AsyncIterator[None]:
+    """Among replicas, hold the thread for this run (`server.run_starts`) while it is admitted.
+
+    Claimed before a resume's decision is accepted, so an accepted decision never meets a
+    thread another run took meanwhile; let go again when the admission refuses the run. One
+    process needs no row.
+    """
     if not shared_runtime():
+        yield
         return
+    run_id = str(value.get("run_id"))
     try:
         with as_server():
-            await run_starts.claim(get_client(), thread_id, str(value.get("run_id")))
+            await run_starts.claim(get_client(), thread_id, run_id)
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
+    try:
+        yield
+    except BaseException:
+        await run_starts.release(thread_id, run_id)
+        raise
 
 
 def _askers(pending: list[Pending], owner: object, user: User) -> set[str]:

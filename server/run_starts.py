@@ -15,7 +15,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server import shared_db
@@ -69,6 +69,22 @@ async def moved(thread_id: str, planned: str, actual: str, *, engine: Engine | N
     """
     shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
     await asyncio.to_thread(_take, shared, thread_id, actual, time.time(), planned)
+
+
+async def release(thread_id: str, run_id: str, *, engine: Engine | None = None) -> None:
+    """Let go of `thread_id` if `run_id` holds it: its admission was refused, so it never starts."""
+    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
+
+    def drop() -> None:
+        with shared.begin() as conn:
+            conn.execute(
+                delete(approval_claims).where(
+                    approval_claims.c.interrupt_id == claim_key(thread_id),
+                    approval_claims.c.claimed_by == run_id,
+                )
+            )
+
+    await asyncio.to_thread(drop)
 
 
 def _take(
