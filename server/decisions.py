@@ -189,7 +189,7 @@ def targets(resume: object, pending: list[Pending]) -> list[str]:
 
 
 def _database(engine: Engine | None) -> Engine:
-    return shared_db.ready(engine) if engine is not None else shared_db.engine()
+    return shared_db.using(engine)
 
 
 def _load(conn: Connection, rows: list[Row[Any]]) -> list[Decision]:

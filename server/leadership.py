@@ -22,7 +22,7 @@ from sqlalchemy import case, delete, exists, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server import shared_db
-from services.database import leases, watcher_acts
+from server.shared_db import leases, watcher_acts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,7 +85,7 @@ class Lease:
         now = time.time() if now is None else now
         if self.token is None:
             return False
-        engine = self._engine = self._engine or shared_db.engine()
+        engine = self._engine = shared_db.using(self._engine)
         row = leases.c
         leading = exists().where(
             row.name == self.name, row.holder == self.holder, row.token == self.token, row.expires_at > now
@@ -107,21 +107,21 @@ class Lease:
 
     def acts(self, prefix: str) -> set[str]:
         """The keys of every act recorded under `prefix` (blocking; by any holder, ever)."""
-        engine = self._engine = self._engine or shared_db.engine()
+        engine = self._engine = shared_db.using(self._engine)
         with engine.begin() as conn:
             found = conn.scalars(select(watcher_acts.c.key).where(watcher_acts.c.key.startswith(prefix)))
             return set(found)
 
     def forget_acts(self, before: float) -> None:
         """Delete the acts recorded before `before` (seconds since the epoch; blocking)."""
-        engine = self._engine = self._engine or shared_db.engine()
+        engine = self._engine = shared_db.using(self._engine)
         with engine.begin() as conn:
             conn.execute(delete(watcher_acts).where(watcher_acts.c.done_at < before))
 
     def hold_now(self, now: float | None = None) -> int | None:
         """`hold`, blocking: for threads and processes that are not on an event loop."""
         now = time.time() if now is None else now
-        engine = self._engine = self._engine or shared_db.engine()
+        engine = self._engine = shared_db.using(self._engine)
         with engine.begin() as conn:
             token = self._renew_or_take_over(conn, now) or self._take_free(conn, now)
         self.token = token

@@ -152,7 +152,7 @@ def forget(before: float, *, engine: Engine | None = None) -> None:
 
 
 def _database(engine: Engine | None) -> Engine:
-    return shared_db.ready(engine) if engine is not None else shared_db.engine()
+    return shared_db.using(engine)
 
 
 def _due(limit: int, engine: Engine | None, now: float | None = None) -> list[Notice]:

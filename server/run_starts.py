@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from server import shared_db
 from server.access import is_not_found
 from server.resume_gate import ResumeRefused
-from services.database import approval_claims
+from server.shared_db import approval_claims
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -47,7 +47,7 @@ async def claim(
     Raises:
         ResumeRefused: 409 saying whether another run is running or being started.
     """
-    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
+    shared: Engine = await asyncio.to_thread(shared_db.using, engine)
     now = time.time()
     held = await asyncio.to_thread(_take, shared, thread_id, run_id, now, None)
     if held is None:
@@ -67,13 +67,13 @@ async def moved(thread_id: str, planned: str, actual: str, *, engine: Engine | N
 
     The server's own SDK call names its run itself; the claim then ends with that run.
     """
-    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
+    shared: Engine = await asyncio.to_thread(shared_db.using, engine)
     await asyncio.to_thread(_take, shared, thread_id, actual, time.time(), planned)
 
 
 async def release(thread_id: str, run_id: str, *, engine: Engine | None = None) -> None:
     """Let go of `thread_id` if `run_id` holds it: its admission was refused, so it never starts."""
-    shared: Engine = engine if engine is not None else await asyncio.to_thread(shared_db.engine)
+    shared: Engine = await asyncio.to_thread(shared_db.using, engine)
 
     def drop() -> None:
         with shared.begin() as conn:

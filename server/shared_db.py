@@ -1,34 +1,76 @@
-"""The business database, as the place the server keeps what every replica must agree on.
+"""The approval layer's own storage: its tables, in the database every replica shares.
 
-Claims (`server.claims`) and leases (`server.leadership`) live beside the business data, so
-replicas on one database see one truth; so do the approval layer's own tables defined here:
-the audit trail and its heads (`server.trail`), accepted decisions and the interrupts they
-decided (`server.decisions`), and the notices to deliver (`server.outbox`). These tables are
-made on first use, under the same lock as the business schema. Not for business data (`services`).
+Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
+(`server.leadership`), the audit trail and its heads (`server.trail`), accepted decisions and
+the interrupts they decided (`server.decisions`), and the notices to deliver (`server.outbox`).
+They live in the database `DATABASE_URL` names (SQLite in `DATA_DIR` by default; PostgreSQL on
+replicas), so replicas on one database see one truth, and are made on first use under a lock
+(`schema_lock`). The layer opens its own engine there; it reads no business table. Not for
+business data: an agent's tools keep theirs in their own tables, in this database or another.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import time
 import weakref
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, func, select
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    select,
+)
 from sqlalchemy.exc import DBAPIError
 
-from services.database import SCHEMA_LOCK, schema_lock
-from services.registry import default_services
+from hitl.settings import get_settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from sqlalchemy import Engine
+    from collections.abc import Callable, Iterator
+    from sqlite3 import Connection as SQLiteConnection
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 METADATA = MetaData()
+
+approval_claims = Table(  # a run starting on a thread (`server.run_starts`), a Slack press seen once
+    "hitl_approval_claims",
+    METADATA,
+    Column("interrupt_id", String(200), primary_key=True),  # "run-start:<thread>", "slack:<...>"
+    Column("claimed_by", Text, nullable=False),  # a run id or a user identity: no length bound of ours
+    Column("claimed_at", Float, nullable=False),  # seconds since the epoch
+)
+
+watcher_acts = Table(  # what the watcher did once, fenced by its lease (`server.leadership`)
+    "hitl_watcher_acts",
+    METADATA,
+    Column("key", String(300), primary_key=True),  # "notice:<interrupt>:<event>", "escalated:<interrupt>"
+    Column("token", Integer, nullable=False),  # the lease token of the leader that did it
+    Column("done_at", Float, nullable=False),  # seconds since the epoch
+)
+
+leases = Table(  # which process leads a duty such as the watcher (`server.leadership`)
+    "hitl_leases",
+    METADATA,
+    Column("name", String(64), primary_key=True),
+    Column("holder", String(300), nullable=False),  # host-pid-random (`server.leadership`)
+    Column("token", Integer, nullable=False),  # fencing token: grows with every change of holder
+    Column("expires_at", Float, nullable=False),  # seconds since the epoch
+)
 
 audit_records = Table(  # one line of a thread's audit trail (`server.trail`)
     "hitl_audit_records",
@@ -89,9 +131,61 @@ notice_outbox = Table(  # a notice the watcher's leader must deliver at least on
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
+SCHEMA_LOCK = 0x6869746C
+"""PostgreSQL advisory lock key held while tables are created ("hitl"); the demo's business schema too."""
+
+
 def engine() -> Engine:
-    """The engine the business services of this process use, with the layer's tables (blocking)."""
-    return ready(default_services().engine)
+    """This process's engine on the layer's database, with the layer's tables made (blocking)."""
+    return ready(open_database(get_settings().resolved_database_url))
+
+
+def using(given: Engine | None = None) -> Engine:
+    """`given` (a test's or a tool's database) with the layer's tables made, else `engine()` (blocking)."""
+    return engine() if given is None else ready(given)
+
+
+@lru_cache(maxsize=8)
+def open_database(url: str) -> Engine:
+    """A pooled engine on `url` whose connections are checked before use (a restart costs no request).
+
+    A SQLite file gets its folder, WAL and a busy timeout, so the server, its replicas'
+    tests and the tools can share it.
+    """
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    opened = create_engine(url, pool_pre_ping=True)
+    if opened.dialect.name == "sqlite":
+        event.listen(opened, "connect", sqlite_pragmas)
+    return opened
+
+
+def sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None:
+    """WAL and a busy timeout, so the server and a test can share the file."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+@contextmanager
+def schema_lock(url: str) -> Iterator[None]:
+    """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
+
+    Two processes opening a new file at once would both see a table missing and both CREATE
+    it (SQLite takes its write lock only at the CREATE); the second would fail. PostgreSQL
+    has its advisory lock instead, and an in-memory SQLite database is one process's own.
+    """
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
+    if not path or path == ":memory:":
+        yield
+        return
+    with Path(f"{path}.lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def ready(database: Engine) -> Engine:

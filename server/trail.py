@@ -77,7 +77,7 @@ def append(conn: Connection, head: Head, records: Sequence[Mapping[str, Any]]) -
 
 def write(records: Sequence[Mapping[str, Any]], *, engine: Engine | None = None) -> None:
     """Append `records` to their threads' trails, a transaction per thread (retried over a restart)."""
-    database = shared_db.ready(engine) if engine is not None else shared_db.engine()
+    database = shared_db.using(engine)
     for thread_id, batch in groupby(records, key=lambda r: str(r["thread_id"])):
         chained = list(batch)
 
@@ -90,7 +90,7 @@ def write(records: Sequence[Mapping[str, Any]], *, engine: Engine | None = None)
 
 def head_of(thread_id: str, *, engine: Engine | None = None) -> Head:
     """`thread_id`'s head as committed now (not locked)."""
-    database = shared_db.ready(engine) if engine is not None else shared_db.engine()
+    database = shared_db.using(engine)
     with database.connect() as conn:
         row = conn.execute(
             select(audit_heads.c.seq, audit_heads.c.key, audit_heads.c.hash).where(
@@ -102,7 +102,7 @@ def head_of(thread_id: str, *, engine: Engine | None = None) -> Head:
 
 def read(thread_id: str, *, engine: Engine | None = None) -> tuple[list[dict[str, Any]], Head]:
     """`thread_id`'s records, oldest first with their `key`, and the head they end at."""
-    database = shared_db.ready(engine) if engine is not None else shared_db.engine()
+    database = shared_db.using(engine)
     with database.connect() as conn:  # the head first: records after it (a later append) are left out
         row = conn.execute(
             select(audit_heads.c.seq, audit_heads.c.key, audit_heads.c.hash).where(
@@ -122,7 +122,7 @@ def read(thread_id: str, *, engine: Engine | None = None) -> tuple[list[dict[str
 
 def read_all(*, engine: Engine | None = None) -> list[dict[str, Any]]:
     """Every record of every thread's trail, by thread and in each trail's order (for the analytics)."""
-    database = shared_db.ready(engine) if engine is not None else shared_db.engine()
+    database = shared_db.using(engine)
     with database.connect() as conn:
         rows = conn.scalars(
             select(audit_records.c.record).order_by(audit_records.c.thread_id, audit_records.c.seq)

@@ -7,9 +7,6 @@ version is brought up to date on opening (nullable columns it lacks are added).
 
 from __future__ import annotations
 
-import fcntl
-from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import (
@@ -22,8 +19,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    create_engine,
-    event,
     func,
     insert,
     inspect,
@@ -32,10 +27,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from sqlite3 import Connection as SQLiteConnection
+from server.shared_db import SCHEMA_LOCK, open_database, schema_lock
 
+if TYPE_CHECKING:
     from sqlalchemy import Connection
 
 metadata = MetaData()
@@ -119,31 +113,6 @@ file_deletions = Table(
     Column("created_at", String(32), nullable=False),
 )
 
-approval_claims = Table(  # server-side: who is answering an approval now (`server.claims`)
-    "approval_claims",
-    metadata,
-    Column("interrupt_id", String(200), primary_key=True),
-    Column("claimed_by", Text, nullable=False),  # a user identity: no length bound of ours
-    Column("claimed_at", Float, nullable=False),  # seconds since the epoch
-)
-
-watcher_acts = Table(  # server-side: what the watcher did once, fenced by its lease (`server.leadership`)
-    "watcher_acts",
-    metadata,
-    Column("key", String(300), primary_key=True),  # "notice:<interrupt>:<event>", "escalated:<interrupt>"
-    Column("token", Integer, nullable=False),  # the lease token of the leader that did it
-    Column("done_at", Float, nullable=False),  # seconds since the epoch
-)
-
-leases = Table(  # server-side: which process leads a duty such as the watcher (`server.leadership`)
-    "leases",
-    metadata,
-    Column("name", String(64), primary_key=True),
-    Column("holder", String(300), nullable=False),  # host-pid-random (`server.leadership`)
-    Column("token", Integer, nullable=False),  # fencing token: grows with every change of holder
-    Column("expires_at", Float, nullable=False),  # seconds since the epoch
-)
-
 DEMO_ORDERS: tuple[dict[str, object], ...] = (  # owners: the dev requesters of `.env.example`
     {
         "order_id": "A1024",
@@ -216,45 +185,9 @@ DEMO_FLIGHTS: tuple[dict[str, object], ...] = (
 """Berlin to Lisbon on 2026-12-18, the demo route; cheapest is FR8364 at 89."""
 
 
-SCHEMA_LOCK = 0x6869746C
-"""PostgreSQL advisory lock key held while the tables are created ("hitl")."""
-
-
-def _sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None:
-    """WAL and a busy timeout, so the server and a test can share the file."""
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
-
-
-@contextmanager
-def schema_lock(url: str) -> Iterator[None]:
-    """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
-
-    Two processes opening a new file at once would both see a table missing and both CREATE
-    it (SQLite takes its write lock only at the CREATE); the second would fail. PostgreSQL
-    has its advisory lock instead, and an in-memory SQLite database is one process's own.
-    """
-    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
-    if not path or path == ":memory:":
-        yield
-        return
-    with Path(f"{path}.lock").open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(held, fcntl.LOCK_UN)
-
-
 def connect(url: str) -> Engine:
     """Open the business database at `url`, creating and seeding it on first use."""
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, pool_pre_ping=True)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+    engine = open_database(url)
     with schema_lock(url), engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             # Processes opening a new database at once (server workers, a test) would race on

@@ -34,7 +34,7 @@ class Services:
     sql: SqlConsole
     file_deletions: FileDeletions
     engine: Engine
-    """The database every service above uses (the server keeps its claims and leases there too)."""
+    """The database every service above uses."""
 
     @classmethod
     def open(cls, database_url: str) -> Services:

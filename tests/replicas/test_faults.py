@@ -31,8 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from server.replicas import ReplicaSet
-from server.shared_db import decisions, notice_outbox
-from services.database import leases
+from server.shared_db import decisions, leases, notice_outbox
 from services.registry import Services
 from tests.conftest import add_order
 from tests.devserver import TEST_USERS, dev_users
