@@ -94,3 +94,33 @@ def as_typed(copy: Path, port: int, lines: list[str]) -> str:
     )
     assert done.returncode == 0, f"{lines[-1]}\n{done.stdout}\n{done.stderr}"
     return done.stdout
+
+
+def project_venv(template: Path, project: Path) -> Path:
+    """A `.venv` for `project` as make would install it: its own code, the template's dependencies.
+
+    The dependencies are the template venv's site-packages, added by a `.pth` path (minutes of
+    installs saved); the project's own packages come from the project only, as an editable
+    install of it would give them: the template venv's editable install of the template is not
+    read there, so nothing of the template's own code can stand in for what the project lacks.
+    Console scripts are the template's, run by this venv's Python.
+    """
+    venv = project / ".venv"
+    subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    [site] = (venv / "lib").glob("python3.*/site-packages")
+    [shared] = (template / ".venv" / "lib").glob("python3.*/site-packages")
+    (site / "_project.pth").write_text(f"{project}\n")
+    (site / "zz_template_dependencies.pth").write_text(f"{shared}\n")
+    for script in (template / ".venv" / "bin").iterdir():
+        target = venv / "bin" / script.name
+        if target.exists() or script.name.startswith(("python", "activate", "Activate")):
+            continue
+        head = script.read_bytes()[:2]
+        if head == b"#!":
+            body = script.read_text().split("\n", 1)[1]
+            target.write_text(f"#!{venv / 'bin' / 'python'}\n{body}")
+            target.chmod(0o755)
+        else:
+            target.symlink_to(script)
+    (venv / ".installed").touch()
+    return venv
