@@ -121,7 +121,7 @@ served beside ours. Its decisions are checked by type; its edits' args by the to
 def response_type(value: object) -> type | None:
     """The type an answer to the interrupt `value` must have; None for a value this package never raises.
 
-    Batched tool approvals, per-call tool approvals, `request_approval` sign-offs and the forms
+    Batched tool approvals, per-call tool approvals, sign-off requests (`approval_request`) and the forms
     registered with `hitl.forms`; a tool approval from an agent whose tools were never registered, or
     with a malformed field, has none.
     """

@@ -317,7 +317,7 @@ def respond(
     url: Url = DEFAULT_URL,
     token: Token = "",
 ) -> None:
-    """Answer in the tool's place (e.g. ask_user)."""
+    """Answer in the tool's place (e.g. a question the agent asks its user)."""
     if not message:
         fail("respond needs --message")
     _decide(thread, call, {"type": "respond", "message": message}, rest, connect(url, token))

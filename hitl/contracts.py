@@ -262,7 +262,7 @@ class FormRequest(TypedDict):
 
 
 class ApprovalRequest(TypedDict):
-    """A sign-off `request_approval` asks for (e.g. a deploy); answered with an `ApprovalAnswer`."""
+    """A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`."""
 
     type: Literal["approval_request"]
     action: str

@@ -98,7 +98,7 @@ class Settings(BaseSettings):
         default="",
         description=(
             "Which role claim values give which role, as comma-separated value:role entries, e.g. "
-            "finance-approvers:supervisor,support:reviewer,customers:requester. Several matches: the "
+            "finance-approvers:supervisor,helpdesk:reviewer,customers:requester. Several matches: the "
             "highest role; none: the token is refused."
         ),
     )

@@ -127,7 +127,7 @@ def check(receipt: Mapping[str, Any], jwks: Mapping[str, Any], thread_id: str | 
 
 
 def describe(receipt: Mapping[str, Any]) -> str:
-    """A receipt in a few words, for reports: 'issue_refund (call_1) approve by reviewer1'."""
+    """A receipt in a few words, for reports: 'send_invoice (call_1) approve by reviewer1'."""
     return (
         f"{receipt.get('tool')} ({receipt.get('tool_call_id') or receipt.get('interrupt_id')}) "
         f"{receipt.get('decision')} by {receipt.get('reviewer')} at {receipt.get('decided_at')}"

@@ -96,7 +96,7 @@ class Pending:
 
     @property
     def subject(self) -> str:
-        """What is being decided, in words: 'issue_refund', 'book_flight form', ..."""
+        """What is being decided, in words: 'send_invoice', 'a form', ..."""
         value = self.value if isinstance(self.value, dict) else {}
         if isinstance(value.get("action_requests"), list):
             return ", ".join(str(a.get("name")) for a in value["action_requests"])

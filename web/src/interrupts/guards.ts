@@ -111,7 +111,7 @@ export function isFormRequest(value: unknown): value is FormRequest {
   );
 }
 
-/** `request_approval`: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */
+/** A sign-off a tool asks for: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */
 export function isApprovalRequest(value: unknown): value is ApprovalRequest {
   return (
     isRecord(value) &&

@@ -1,4 +1,4 @@
-/** A sign-off asked by `request_approval`: approve or deny, with a reason. Keys: `a` approves, `r` goes to the reason. */
+/** A sign-off a tool asks for (`approval_request`): approve or deny, with a reason. Keys: `a` approves, `r` goes to the reason. */
 import { useRef, useState } from "react";
 import { DECISION_KEYS_ATTR, useDecisionKeys } from "../../hooks/useDecisionKeys";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
