@@ -1,30 +1,62 @@
-"""The reusable human-in-the-loop layer: settings, models, policies and decision contracts.
+"""hitl: the approval layer for LangGraph Deep Agents, whose risky tool calls wait for a person.
 
-Agents, tools and the server import from here; nothing here knows about a particular
-business domain except through the policies an agent hands it. `from hitl import
-create_deep_agent` is the drop-in for Deep Agents' own (`hitl.deep_agent`), loaded on first use
-so that importing any other part of `hitl` does not load Deep Agents.
+The public API, the part your agents and this template's later releases agree on (CHANGELOG.md):
+- `create_deep_agent`: Deep Agents' own, with `interrupt_on` enforced by the layer's gates, plus
+  `run_by` (who may run the agent) and `offline` (its script for the offline model);
+- `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`;
+- `Script`, `Rule`, `Call`: what the offline scripted model does for an agent;
+- `register_form`: a tool's own `interrupt()` form, checked by name;
+- `hitl.contracts`: the interrupt, decision, receipt and audit shapes (published as JSON Schema);
+- the server wiring a `langgraph.json` names: `server.auth:auth`, `server.app:app` and
+  `server.checkpointer.durable_checkpointer`.
+Names are loaded on first use, so importing a part of `hitl` does not load Deep Agents.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hitl.deadlines import Deadline
     from hitl.deep_agent import create_deep_agent
+    from hitl.forms import register_form
+    from hitl.policy import ToolGate
+    from hitl.scripted import Call, Rule, Script
 
-__all__ = ["create_deep_agent"]
+__version__ = "1.0.0"
+"""The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
+
+PUBLIC = {
+    "create_deep_agent": "hitl.deep_agent",
+    "ToolGate": "hitl.policy",
+    "Deadline": "hitl.deadlines",
+    "Script": "hitl.scripted",
+    "Rule": "hitl.scripted",
+    "Call": "hitl.scripted",
+    "register_form": "hitl.forms",
+}
+"""Each public name, and the module it is defined in."""
+
+__all__ = [
+    "Call",
+    "Deadline",
+    "Rule",
+    "Script",
+    "ToolGate",
+    "__version__",
+    "create_deep_agent",
+    "register_form",
+]
 
 
 def __getattr__(name: str) -> Any:  # noqa: ANN401  (the attribute asked for, of any type)
-    """`create_deep_agent`, imported when first asked for.
+    """A public name, imported when first asked for.
 
     Raises:
         AttributeError: for any other name.
     """
-    if name == "create_deep_agent":
-        from hitl.deep_agent import create_deep_agent  # noqa: PLC0415  (loads Deep Agents on first use)
-
-        return create_deep_agent
+    if name in PUBLIC:
+        return getattr(import_module(PUBLIC[name]), name)
     msg = f"module 'hitl' has no attribute {name!r}"
     raise AttributeError(msg)
