@@ -83,10 +83,11 @@ test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set 
 chaos: $(STAMP) $(REPLICAS_STAMP) ## Fault test for CHAOS_SECONDS (300): 3 replicas killed, Redis + PostgreSQL restarted; prints the ledger
 	FAULT_SECONDS=$(CHAOS_SECONDS) FAULT_REPLICAS=3 $(BIN)/pytest -s -n 0 --timeout $$(( $(CHAOS_SECONDS) + 900 )) tests/replicas/test_faults.py
 
-lint: $(STAMP) ## ruff (lint + format check) and mypy
+lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's type check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	cd $(WEB) && npx tsc -b
 
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 	$(BIN)/python -m hitl.contracts
