@@ -213,7 +213,7 @@ export interface Approvals {
   required: number;
 }
 /**
- * A sign-off `request_approval` asks for (e.g. a deploy); answered with an `ApprovalAnswer`.
+ * A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`.
  *
  * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "ApprovalRequest".
