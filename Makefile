@@ -62,8 +62,8 @@ $(CHROMIUM):
 	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y chromium
 
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
-	@$(BIN)/python -m server.port_check $(PORT)
-	@$(BIN)/python -m hitl.receipt_keys ensure
+	@$(BIN)/python -m server.runtime.port_check $(PORT)
+	@$(BIN)/python -m hitl.proof.receipt_keys ensure
 	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: $(AGENTS); every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
@@ -74,7 +74,7 @@ local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas a
 	@pg_isready -q -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null
 
 serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
-	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.replicas --replicas $(N) --port $(PORT)
+	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.runtime.replicas --replicas $(N) --port $(PORT)
 
 test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest), then pytest (graphs, server, replicas, Chromium)
 	cd $(WEB) && npm test
@@ -90,7 +90,7 @@ lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's
 	cd $(WEB) && npx tsc -b
 
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
-	$(BIN)/python -m hitl.contracts
+	$(BIN)/python -m hitl.contracts.shapes
 
 bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~23 min; BENCH_*= to resize)
 	$(BIN)/python -m bench

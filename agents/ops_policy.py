@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from hitl.policy import Policy, ToolGate
+from hitl.policy.gates import Policy, ToolGate
 from services.sql import is_read_only
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hitl.contracts import DecisionType
+    from hitl.contracts.shapes import DecisionType
 
 
 SCHEMA_CHANGE = re.compile(r"\b(drop|truncate|alter)\b", re.IGNORECASE)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
-    from hitl.policy import Policy
+    from hitl.policy.gates import Policy
 
 NAME = "support"
 DESCRIPTION_PREFIX = "support asks before acting for a customer"

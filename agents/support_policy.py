@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hitl.deadlines import Deadline
-from hitl.policy import Policy, ToolGate
+from hitl.policy.deadlines import Deadline
+from hitl.policy.gates import Policy, ToolGate
 from tools.owners import records_owner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from agents.settings import DemoSettings
-    from hitl.contracts import Decider
-    from hitl.policy import Describer
+    from hitl.contracts.shapes import Decider
+    from hitl.policy.gates import Describer
     from services.registry import Services
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hitl.policy import Policy, ToolGate
+from hitl.policy.gates import Policy, ToolGate
 from tools.owners import records_owner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from hitl.policy import Describer
+    from hitl.policy.gates import Describer
     from services.registry import Services
 
 

@@ -24,7 +24,7 @@ from agents.settings import DemoSettings
 from bench import stock_agent
 from bench.report import Row, Section
 from bench.stats import Latency
-from hitl.scripted.model import ScriptedChatModel
+from hitl.model.scripted.chat import ScriptedChatModel
 from services.registry import Services
 from tests.conftest import add_order
 

@@ -1,6 +1,6 @@
 """Approval cycles across N replicas of the open engine, and how long a decision takes to act.
 
-Throughput on 1, 2 and 4 replicas (`server.replicas.ReplicaSet`: one PostgreSQL, one Redis),
+Throughput on 1, 2 and 4 replicas (`server.runtime.replicas.ReplicaSet`: one PostgreSQL, one Redis),
 each cycle paused through one replica and answered through another; then, one decision at a
 time, how long after the resume request the refund row exists, on `langgraph dev` and on 2
 replicas. Not the comparison with the stock agent on one server: that is `bench.server_cycles`.
@@ -31,7 +31,7 @@ from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
 from bench.report import Row, Section, render_rows
 from bench.served import OURS, serving
 from bench.stats import Latency
-from server.replicas import ReplicaSet
+from server.runtime.replicas import ReplicaSet
 from services.registry import Services
 from tests.conftest import add_order
 from tests.devserver import DEV_TOKENS, dev_users
@@ -311,7 +311,8 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
     section.notes += [
         (
             "Replicas: `langhost serve --config langgraph.replicas.json` (langgraph-runtime-pg, "
-            "`.venv-replicas`) started by `server.replicas.ReplicaSet` on one PostgreSQL (runtime and "
+            "`.venv-replicas`) started by `server.runtime.replicas.ReplicaSet` on one PostgreSQL "
+            "(runtime and "
             "business databases, fresh for the run and dropped after) and one Redis; the set grows "
             "through the replica counts, so later counts also hold the earlier counts' threads."
         ),

@@ -13,7 +13,7 @@ from deepagents import create_deep_agent
 
 from agents.offline import SUPPORT
 from agents.settings import DemoSettings, demo_settings
-from hitl.models import make_model
+from hitl.model.factory import make_model
 from services.registry import Services, default_services
 from tools.support import build_support_tools
 

@@ -6,9 +6,9 @@ The public API, the part your agents and this template's later releases agree on
 - `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`;
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent;
 - `register_form`: a tool's own `interrupt()` form, checked by name;
-- `hitl.contracts`: the interrupt, decision, receipt and audit shapes (published as JSON Schema);
-- the server wiring a `langgraph.json` names: `server.auth:auth`, `server.app:app` and
-  `server.checkpointer.durable_checkpointer`.
+- `hitl.contracts.shapes`: the interrupt, decision, receipt and audit shapes (published as JSON Schema);
+- the server wiring a `langgraph.json` names: `server.http.auth:auth`, `server.http.app:app` and
+  `server.runtime.checkpointer.durable_checkpointer`.
 Names are loaded on first use, so importing a part of `hitl` does not load Deep Agents.
 """
 
@@ -18,23 +18,23 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hitl.deadlines import Deadline
+    from hitl.contracts.forms import register_form
     from hitl.deep_agent import create_deep_agent
-    from hitl.forms import register_form
-    from hitl.policy import ToolGate
-    from hitl.scripted import Call, Rule, Script
+    from hitl.model.scripted import Call, Rule, Script
+    from hitl.policy.deadlines import Deadline
+    from hitl.policy.gates import ToolGate
 
 __version__ = "1.0.0"
 """The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
 
 PUBLIC = {
     "create_deep_agent": "hitl.deep_agent",
-    "ToolGate": "hitl.policy",
-    "Deadline": "hitl.deadlines",
-    "Script": "hitl.scripted",
-    "Rule": "hitl.scripted",
-    "Call": "hitl.scripted",
-    "register_form": "hitl.forms",
+    "ToolGate": "hitl.policy.gates",
+    "Deadline": "hitl.policy.deadlines",
+    "Script": "hitl.model.scripted",
+    "Rule": "hitl.model.scripted",
+    "Call": "hitl.model.scripted",
+    "register_form": "hitl.contracts.forms",
 }
 """Each public name, and the module it is defined in."""
 

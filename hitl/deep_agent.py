@@ -1,7 +1,7 @@
 """Deep Agents whose every agent and subagent is gated by its own `ApprovalGate`.
 
 `create_deep_agent` is a drop-in for Deep Agents' own: same call, but the `interrupt_on` of
-the agent and of each subagent (`hitl.interrupt_on`) goes to our gate instead of the stock
+the agent and of each subagent (`hitl.policy.interrupt_on`) goes to our gate instead of the stock
 middleware, and the general-purpose subagent gets the parent's gate explicitly, because a
 custom gate is not inherited by it on its own. `build_deep_agent` builds agents from
 `SubagentSpec`s through it. Not for policies: each agent declares its own beside it.
@@ -19,15 +19,15 @@ from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SubAgent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.tools import BaseTool, tool
 
-from hitl.contracts import RunContext
-from hitl.deadlines import Deadline
-from hitl.gate import ApprovalGate
-from hitl.interrupt_on import inherited, read_interrupt_on
-from hitl.malformed_calls import MalformedCallRetry
-from hitl.models import make_model
-from hitl.overrides import PolicyCatalog
-from hitl.scripted.model import declare
-from hitl.served import AgentCard, file_card, run_by_roles
+from hitl.contracts.shapes import RunContext
+from hitl.gate.gate import ApprovalGate
+from hitl.gate.malformed_calls import MalformedCallRetry
+from hitl.model.factory import make_model
+from hitl.model.scripted.chat import declare
+from hitl.policy.deadlines import Deadline
+from hitl.policy.interrupt_on import inherited, read_interrupt_on
+from hitl.policy.overrides import PolicyCatalog
+from hitl.policy.served import AgentCard, file_card, run_by_roles
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
@@ -44,10 +44,10 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
     from langgraph.types import Checkpointer
 
-    from hitl.contracts import InterruptMode
-    from hitl.interrupt_on import InterruptOn
-    from hitl.policy import Policy
-    from hitl.scripted.script import ScriptFn
+    from hitl.contracts.shapes import InterruptMode
+    from hitl.model.scripted.script import ScriptFn
+    from hitl.policy.gates import Policy
+    from hitl.policy.interrupt_on import InterruptOn
     from hitl.settings import Settings
 
 DEFAULT_AGENT_NAME = "agent"
@@ -164,17 +164,17 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
 
     Every parameter Deep Agents has means what it means there, except that `interrupt_on`
     (here and in each declarative subagent dict) also takes our keys or a `ToolGate` per tool
-    (`hitl.interrupt_on`), and names only tools the agent has. As in Deep Agents, a subagent
+    (`hitl.policy.interrupt_on`), and names only tools the agent has. As in Deep Agents, a subagent
     without its own `interrupt_on` inherits the parent's (for the tools it has). Ours, after
     them: `interrupt_mode` ("batched" or "per_call", for every gate), `description_prefix`
     (what a reviewer reads first for a call without its own description; default "<name> asks
     before acting"; a subagent dict may carry its own) and `settings` (the model when none is
     given, and the deadline of gated calls whose policy names none; default: the environment),
     `run_by` (the roles that may run the agent, e.g. `("reviewer", "supervisor")`; default:
-    everyone) and `offline` (its offline script, `hitl.scripted.rules.Script`: what the scripted
+    everyone) and `offline` (its offline script, `hitl.model.scripted.rules.Script`: what the scripted
     model does with no key, `MODEL=scripted`). A run may pass a policy override as
     `context={"policy": ...}` (`RunContext` is the default `context_schema`). The server finds
-    all of this from the graph (`hitl.served`), by no name.
+    all of this from the graph (`hitl.policy.served`), by no name.
 
     Raises:
         ValueError: an `interrupt_on` entry or subagent key we do not know, a tool an agent does

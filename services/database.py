@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.shared_db import SCHEMA_LOCK, open_database, schema_lock
+from server.coordination.storage import SCHEMA_LOCK, open_database, schema_lock
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection

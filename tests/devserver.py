@@ -20,7 +20,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from server.replicas import free_port, stop
+from server.runtime.replicas import free_port, stop
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from server.replicas import free_port, stop
+from server.runtime.replicas import free_port, stop
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiosmtpd.controller import Controller
 
-from server.replicas import free_port
+from server.runtime.replicas import free_port
 
 if TYPE_CHECKING:
     from email.message import EmailMessage

@@ -13,9 +13,9 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
 from agents.settings import demo_settings
-from hitl.caller import requested_by
-from hitl.contracts import ApprovalAnswer, ApprovalRequest
-from hitl.deadlines import Deadline
+from hitl.contracts.shapes import ApprovalAnswer, ApprovalRequest
+from hitl.gate.caller import requested_by
+from hitl.policy.deadlines import Deadline
 from tools.asking import asking_agent
 from tools.results import as_json
 

@@ -1,6 +1,6 @@
 """Whose business records a tool call may touch: the person the run works for.
 
-That is the thread's owner (`hitl.caller.acting_for`), also when a reviewer's approval
+That is the thread's owner (`hitl.gate.caller.acting_for`), also when a reviewer's approval
 resumes the run. A customer (requester) works on their own orders and bookings; staff
 (reviewer, supervisor) on everyone's. With no caller (the graph runs in-process, without the
 server) nothing is restricted: there the server's walls are the only ones. Read at call time,
@@ -9,7 +9,7 @@ never at build time.
 
 from __future__ import annotations
 
-from hitl.caller import acting_for
+from hitl.gate.caller import acting_for
 
 
 def records_owner() -> str | None:

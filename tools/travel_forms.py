@@ -1,6 +1,6 @@
 """The flight-booking form `book_flight` raises: what it shows, and the answer it takes.
 
-Registered with the approval layer by name (`hitl.forms`), so the server checks an answer
+Registered with the approval layer by name (`hitl.contracts.forms`), so the server checks an answer
 before it is saved and `make schemas` publishes both types for the web app's flight card.
 """
 
@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from hitl.forms import register_form
+from hitl.contracts.forms import register_form
 
 FORM: Literal["flight-booking"] = "flight-booking"
 

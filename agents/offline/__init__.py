@@ -2,15 +2,15 @@
 
 Each agent hands its script to `create_deep_agent(offline=...)`; `phrases` holds the requests
 they answer, written once for the demo, the README and the tests. The scripts are functions
-of the conversation (`hitl.scripted.script.ScriptFn`): their steps depend on what the tools
-returned. A new agent usually needs only rules (`hitl.scripted.Rule`).
+of the conversation (`hitl.model.scripted.script.ScriptFn`): their steps depend on what the tools
+returned. A new agent usually needs only rules (`hitl.model.scripted.Rule`).
 """
 
 from agents.offline import phrases
 from agents.offline.ops import ops_script
 from agents.offline.support import support_script
 from agents.offline.travel import travel_script
-from hitl.scripted import Script
+from hitl.model.scripted import Script
 
 SUPPORT = Script(
     support_script, examples=(phrases.REFUND_IN_FULL, phrases.REFUND_PARTIAL, phrases.EMAIL_CUSTOMER)

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hitl.scripted.script import Call, Reply
+from hitl.model.scripted.script import Call, Reply
 
 if TYPE_CHECKING:
-    from hitl.scripted.conversation import Conversation, ToolResult
+    from hitl.model.scripted.conversation import Conversation, ToolResult
 
 OPS_TOOLS = frozenset({"read_data", "execute_sql", "delete_file", "request_approval"})
 PATH = r"[\w./~-]*\w"

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hitl.scripted.script import Call, Reply
+from hitl.model.scripted.script import Call, Reply
 
 if TYPE_CHECKING:
-    from hitl.scripted.conversation import Conversation, ToolResult
+    from hitl.model.scripted.conversation import Conversation, ToolResult
 
 ORDER_ID = re.compile(r"\b([A-Z]\d{4,9})\b")
 AMOUNT = re.compile(r"\brefund\s+(?:of\s+)?[$€£]?(\d+(?:\.\d+)?)\b", re.IGNORECASE)

@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hitl.scripted.script import Call, Reply
-from hitl.scripted.wording import MONTHS, find_date
+from hitl.model.scripted.script import Call, Reply
+from hitl.model.scripted.wording import MONTHS, find_date
 
 if TYPE_CHECKING:
-    from hitl.scripted.conversation import Conversation, ToolResult
+    from hitl.model.scripted.conversation import Conversation, ToolResult
 
 TRAVEL_TOOLS = frozenset({"search_flights", "book_flight", "cancel_booking"})
 FILLER = (

@@ -1,10 +1,10 @@
 """The watcher's side of the channels: post each waiting approval to Slack (and e-mail), once.
 
-Called by `server.watcher` for every pending interrupt on every pass. Each channel acts once
+Called by `server.coordination.watcher` for every pending interrupt on every pass. Each channel acts once
 per interrupt and event, fenced by the watcher's lease (`Lease.act_once`, key
 `channel:<channel>:<interrupt>:<event>` in the business database), so replicas and restarts
 never post twice; its notices are recorded with the act and delivered at least once, in the
-background, each with a stable id the receiver dedupes on (`server.outbox`).
+background, each with a stable id the receiver dedupes on (`server.coordination.outbox`).
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from server import outbox
 from server.channels import email
 from server.channels.slack_message import pause_message
-from server.pending_index import rows_of
+from server.coordination import outbox
+from server.coordination.pending_index import rows_of
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from hitl.settings import Settings
-    from server.leadership import Lease
-    from server.records import Escalation
-    from server.resume_gate import Pending
+    from server.coordination.leadership import Lease
+    from server.decisions.checks import Pending
+    from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)
 PREFIX = "channel:"

@@ -50,7 +50,7 @@ def in_background(
 ) -> asyncio.Task[bool]:
     """Start delivering `what` with retries in a task of its own; the caller goes on at once.
 
-    `then(delivered)` runs after the last attempt (`server.outbox` marks the notice there).
+    `then(delivered)` runs after the last attempt (`server.coordination.outbox` marks the notice there).
     """
 
     async def delivering() -> bool:

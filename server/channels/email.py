@@ -4,7 +4,7 @@ A link never decides by itself (mail scanners follow links): it opens the thread
 needs the signed-in user. Recipients are the `HITL_USERS` users who may decide the approval
 (its role, an escalation's, or the owner for a form) and have an address in
 `HITL_USER_EMAILS`, except the people who asked for it (they may not approve it). Sent with
-`aiosmtplib` by `server.outbox` (no blocking I/O on the server's event loop), one message
+`aiosmtplib` by `server.coordination.outbox` (no blocking I/O on the server's event loop), one message
 per person, each delivered at least once with a stable Message-ID. Not for OIDC users,
 whom the server only meets when they call.
 """
@@ -16,12 +16,12 @@ from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
 from server.channels.slack_message import thread_link, who_decides
-from server.users import directory
+from server.identity.users import directory
 
 if TYPE_CHECKING:
     from hitl.settings import Settings
-    from server.resume_gate import Pending
-    from server.users import User
+    from server.decisions.checks import Pending
+    from server.identity.users import User
 
 MAX_ARGS_CHARS = 4000
 
@@ -81,7 +81,7 @@ def notice(
 def notices(
     settings: Settings, thread: dict[str, Any], pending: Pending, rows: list[dict[str, Any]], event: str
 ) -> list[tuple[str, EmailMessage]]:
-    """(address, message) for each person to tell (see `recipients`); `server.outbox` sends them."""
+    """(address, message) for each person to tell (see `recipients`); the notice outbox sends them."""
     del thread
     owner = rows[0].get("owner") if rows else None
     return [

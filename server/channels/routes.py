@@ -2,7 +2,7 @@
 
 `POST /channels/slack/actions` authenticates by Slack's signature, so it is let past the
 server's token checks explicitly: `SignedRoute` here (langgraph_api's auth middleware) and
-`SIGNED_ROUTES` in `server.app` (`TokenRequired`). Every other method on that path, and every
+`SIGNED_ROUTES` in `server.http.app` (`TokenRequired`). Every other method on that path, and every
 other route, stays authenticated.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from starlette.routing import BaseRoute, Match, Route
 
 from server.channels.slack import channel_trail, slack_actions
-from server.routes import PublicRoute
+from server.http.routes import PublicRoute
 
 if TYPE_CHECKING:
     from starlette.types import Scope

@@ -3,7 +3,7 @@
 Slack sends no bearer token, so the request is taken only with Slack's signature, fresh and once
 (`server.channels.slack_signature`). The Slack member is mapped to a HITL user
 (`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
-goes through `server.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
+goes through `server.http.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
 receipts), then the server creates the run with the config that admission wrote. Refusals of
 signed presses change nothing and are audited; requests that fail the signature check are only
 counted (`UnverifiedRequests`). The message is then updated through the press's `response_url`.
@@ -23,18 +23,19 @@ from urllib.parse import parse_qs
 from langgraph_sdk import Auth, get_client
 from starlette.responses import JSONResponse, Response
 
-from hitl.contracts import AuditRecord
+from hitl.contracts.shapes import AuditRecord
 from hitl.settings import get_settings
-from server import audit, metrics, records
-from server.access import as_server, is_not_found
-from server.auth import admit_run_as
 from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT
 from server.channels.slack_signature import Verdict, first_refusal, verify
-from server.pending_index import INDEX
-from server.resume_gate import Pending
-from server.users import User, directory
-from server.watcher import expiry_answer
+from server.coordination.pending_index import INDEX
+from server.coordination.watcher import expiry_answer
+from server.decisions.checks import Pending
+from server.http.auth import admit_run_as
+from server.identity.access import as_server, is_not_found
+from server.identity.users import User, directory
+from server.insight import metrics
+from server.records import audit, threads
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -145,7 +146,7 @@ async def decide(press: Press, user: User) -> None:
             await _write(_record(press.thread_id, press.interrupt_id, user.identity, why, press, user=user))
             slack_replies.closed(press, why)
             return
-        graph_id = await records.graph_of(client, press.thread_id)
+        graph_id = await threads.graph_of(client, press.thread_id)
         reason = press.reason or f"Rejected in Slack by {user.identity} (no reason given)."
         answer = _answer(pending, press.decision, reason)
         if graph_id is None or answer is None:
@@ -222,7 +223,7 @@ async def _pending(thread_id: str, interrupt_id: str) -> Pending | None:
         if is_not_found(error):
             raise LookupError(thread_id) from None
         raise
-    waiting = await records.escalated(thread_id, Pending.from_state(dict(state)))
+    waiting = await threads.escalated(thread_id, Pending.from_state(dict(state)))
     return next((p for p in waiting if p.id == interrupt_id), None)
 
 

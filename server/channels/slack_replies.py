@@ -18,7 +18,7 @@ from server.channels.slack_message import REJECT, mrkdwn, outcome_message
 
 if TYPE_CHECKING:
     from server.channels.slack import Press
-    from server.users import User
+    from server.identity.users import User
 
 logger = logging.getLogger(__name__)
 SLACK_ORIGIN = ("https", "hooks.slack.com")

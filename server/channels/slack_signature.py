@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server import shared_db
-from server.shared_db import approval_claims
+from server.coordination import storage
+from server.coordination.storage import approval_claims
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -93,7 +93,7 @@ async def first_refusal(headers: Mapping[str, str], *, engine: Engine | None = N
 
 def _first_use(key: str, now: float, engine: Engine | None) -> bool:
     """Insert `key`; False when it is there already (accepted before, by any replica)."""
-    engine = shared_db.using(engine)
+    engine = storage.using(engine)
     dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
     statement = (
         dialect.insert(approval_claims)

@@ -21,12 +21,12 @@ def test_relative_paths_point_into_the_repository():
         {
             "dependencies": ["."],
             "graphs": {"a": "./agents/support.py:graph"},
-            "auth": {"path": "server.auth:auth"},
+            "auth": {"path": "server.http.auth:auth"},
         }
     )
     assert config["dependencies"] == [str(ROOT)]
     assert config["graphs"]["a"] == f"{ROOT / 'agents' / 'support.py'}:graph"
-    assert config["auth"] == {"path": "server.auth:auth"}
+    assert config["auth"] == {"path": "server.http.auth:auth"}
 
 
 def test_the_stock_agent_reads_the_same_system_prompt():

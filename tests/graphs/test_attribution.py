@@ -8,7 +8,7 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agents.offline import DEMO, phrases
-from hitl.scripted.model import ScriptedChatModel
+from hitl.model.scripted.chat import ScriptedChatModel
 from tools.approval import build_approval_tool
 from tools.asking import asking_agent
 

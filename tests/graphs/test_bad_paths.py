@@ -15,8 +15,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agents import ops
 from agents.offline import OPS
 from agents.settings import DemoSettings
-from hitl.scripted.model import ScriptedChatModel
-from hitl.scripted.script import Call
+from hitl.model.scripted.chat import ScriptedChatModel
+from hitl.model.scripted.script import Call
 from tests.graphs.conftest import Conversation
 
 NUL_REQUEST = "Poke the workspace with NUL paths"

@@ -16,7 +16,7 @@ from langgraph.types import Command, Send
 from sqlalchemy.exc import OperationalError
 
 from agents.offline import phrases
-from hitl.trusted_state import CLEARANCES_KEY
+from hitl.gate.trusted_state import CLEARANCES_KEY
 from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for
 
 

@@ -21,11 +21,11 @@ from pydantic import ValidationError
 
 import hitl
 from agents.offline import DEMO, phrases
-from hitl.deadlines import Deadline
-from hitl.gate import ApprovalGate
-from hitl.interrupt_on import ACCEPTED_KEYS, STOCK_KEYS
-from hitl.policy import ToolGate
-from hitl.scripted.model import ScriptedChatModel
+from hitl.gate.gate import ApprovalGate
+from hitl.model.scripted.chat import ScriptedChatModel
+from hitl.policy.deadlines import Deadline
+from hitl.policy.gates import ToolGate
+from hitl.policy.interrupt_on import ACCEPTED_KEYS, STOCK_KEYS
 from tests.graphs.conftest import Conversation
 from tests.graphs.test_policy_matrix import agents_in
 from tools.support import build_support_tools

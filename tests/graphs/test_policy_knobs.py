@@ -7,8 +7,8 @@ from langgraph.types import Command
 from pydantic import ValidationError
 
 from agents.offline import phrases
-from hitl.overrides import OverrideError
-from hitl.trusted_state import seal_allowance
+from hitl.gate.trusted_state import seal_allowance
+from hitl.policy.overrides import OverrideError
 
 
 def say(chat, text: str, policy=None):

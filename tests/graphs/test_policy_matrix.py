@@ -15,11 +15,11 @@ from langchain.agents.middleware import HumanInTheLoopMiddleware
 
 from agents import ops, support, travel
 from agents.settings import DemoSettings
-from hitl.gate import ApprovalGate
+from hitl.gate.gate import ApprovalGate
 from services.registry import Services
 
 if TYPE_CHECKING:
-    from hitl.policy import ToolGate
+    from hitl.policy.gates import ToolGate
 
 NEVER = "never"
 EVERY = ("approve", "edit", "reject", "respond")

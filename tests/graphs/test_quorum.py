@@ -11,8 +11,8 @@ import pytest
 from langgraph.types import Command
 
 from agents.offline import phrases
-from hitl import quorum
-from hitl.policy import ToolGate
+from hitl.policy import quorum
+from hitl.policy.gates import ToolGate
 
 APPROVE = {"decisions": [{"type": "approve"}]}
 

@@ -14,13 +14,13 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from agents.offline import phrases
-from hitl import audit_chain
-from hitl.receipt_check import RECEIPTS_KEY
-from hitl.receipt_keys import keyring, load
+from hitl.proof import audit_chain
+from hitl.proof.receipt_check import RECEIPTS_KEY
+from hitl.proof.receipt_keys import keyring, load
+from hitl.proof.signed_receipts import sign
+from hitl.proof.verification import Evidence, verify
 from hitl.settings import Settings
-from hitl.signed_receipts import sign
-from hitl.verification import Evidence, verify
-from server import trail
+from server.records import trail
 
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 

@@ -1,6 +1,6 @@
 """Replica sets for the replica tests: 2 real `langhost serve` replicas on the local PostgreSQL + Redis.
 
-Each test module gets its own set (`server.replicas.ReplicaSet`) with fresh databases and the
+Each test module gets its own set (`server.runtime.replicas.ReplicaSet`) with fresh databases and the
 environment its `replica_env` fixture gives, so a module that kills a replica or shortens deadlines
 leaves the others alone. The set is stopped by PID and its databases dropped afterwards.
 """
@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from server.replicas import LANGHOST, POSTGRES, ReplicaSet
+from server.runtime.replicas import LANGHOST, POSTGRES, ReplicaSet
 from services.registry import Services
 from tests.devserver import TEST_USERS, TOKENS, dev_users
 

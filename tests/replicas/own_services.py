@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-from server.replicas import free_port
+from server.runtime.replicas import free_port
 
 POSTGRES_BINS = (Path("/usr/local/bin"), *sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True))
 READY_SECONDS = 30.0

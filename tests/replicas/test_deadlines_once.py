@@ -1,4 +1,4 @@
-"""Deadlines across replicas: one watcher leads (`server.leadership`), so each is acted on once.
+"""Deadlines across replicas: one watcher leads (`server.coordination.leadership`), so each is acted on once.
 
 Both replicas run the watcher every 0.3 s with refund deadlines of 3 s: a refund nobody
 answers is escalated to a supervisor, then rejected by the system at its second deadline.

@@ -1,8 +1,8 @@
-"""`server.engine_compat`: each workaround is still needed by the engine it patches, and does its job.
+"""`server.runtime.engine_compat`: each workaround is still needed by the engine it patches, and does its job.
 
 Run in the replica engine's own interpreter (`.venv-replicas`, langgraph-api 0.11.1 and
 langgraph-runtime-pg). When an upstream release fixes a bug, its "still needed" test fails:
-delete that workaround from `server.engine_compat` and the test with it.
+delete that workaround from `server.runtime.engine_compat` and the test with it.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from server import engine_compat
-from server.replicas import LANGHOST, ROOT
+from server.runtime import engine_compat
+from server.runtime.replicas import LANGHOST, ROOT
 
 REPLICAS_PYTHON = LANGHOST.parent / "python"
 ENGINE_ENV = {
@@ -29,7 +29,7 @@ import asyncio, json, sys
 import langgraph_runtime  # picks the pg runtime, as the server does before loading the app
 from langgraph_api.middleware.ensure_store import EnsureStoreAccessible
 if PATCHED:
-    from server import engine_compat
+    from server.runtime import engine_compat
     engine_compat.apply()
 
 async def app(scope, receive, send):
@@ -50,7 +50,7 @@ import json
 import langgraph_runtime
 from langgraph_api.auth.custom import normalize_user
 if PATCHED:
-    from server import engine_compat
+    from server.runtime import engine_compat
     engine_compat.apply()
 from langgraph_runtime_pg import database
 engine = database.create_async_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
@@ -68,7 +68,7 @@ CONNECTIONS_HEAL = """
 import asyncio, json
 import langgraph_runtime
 if PATCHED:
-    from server import engine_compat
+    from server.runtime import engine_compat
     engine_compat.apply()
 import redis.exceptions
 from langgraph_api import worker

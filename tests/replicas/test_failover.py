@@ -2,7 +2,7 @@
 
 Threads, runs, checkpoints and the run queue live in the shared runtime database, so what a
 killed replica held is answered or re-run through the survivor (the engine re-runs a dead
-replica's runs after two missed heartbeats, `LG_BG_JOB_HEARTBEAT` = 5 s in `server.replicas`);
+replica's runs after two missed heartbeats, `LG_BG_JOB_HEARTBEAT` = 5 s in `server.runtime.replicas`);
 each refund still happens once, by its tool call id.
 """
 

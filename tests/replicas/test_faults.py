@@ -30,8 +30,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from server.replicas import ReplicaSet
-from server.shared_db import decisions, leases, notice_outbox
+from server.coordination.storage import decisions, leases, notice_outbox
+from server.runtime.replicas import ReplicaSet
 from services.registry import Services
 from tests.conftest import add_order
 from tests.devserver import TEST_USERS, dev_users
@@ -281,7 +281,7 @@ async def client(replicas: ReplicaSet, business: Services, ledger: Ledger, until
 def leader_index(replicas: ReplicaSet, business: Services) -> int | None:
     """The index of the replica that leads the watcher now, if it is one of the running ones.
 
-    A holder is named host-pid-random (`server.leadership.process_id`); `langhost serve` runs
+    A holder is named host-pid-random (`server.coordination.leadership.process_id`); `langhost serve` runs
     its one server process under the PID the replica set started.
     """
     with business.engine.connect() as conn:

@@ -1,6 +1,6 @@
 """A fresh inbox on every replica: marks travel between replicas as they are made.
 
-The watcher runs every 30 s here, so only the broadcast (`server.broadcast`) can make a
+The watcher runs every 30 s here, so only the broadcast (`server.coordination.broadcast`) can make a
 replica see within a second what happened on the other one.
 """
 

@@ -1,8 +1,8 @@
 """One outcome per approval across replicas: the same approval sent to A and B at the same moment.
 
-Claims are rows in the shared business database (`server.claims`), taken in the transaction
+Claims are rows in the shared business database (`server.coordination.claims`), taken in the transaction
 that records the decision: one answer wins, the other gets 409, and only the winner's decision
-is recorded, receipted and carried out; both records join one chain (`server.trail`).
+is recorded, receipted and carried out; both records join one chain (`server.records.trail`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ async def _quorum_row(client, thread_id: str) -> dict | None:
 async def test_two_messages_on_one_thread_through_both_replicas_never_run_at_once(replicas, business):
     """20 rounds, a message sent to A and B at once on an idle thread: never two runs in flight.
 
-    Mostly one is 409 (`server.run_starts`). When the machine delays one request past the end
+    Mostly one is 409 (`server.coordination.run_starts`). When the machine delays one request past the end
     of the other's run, both are taken, one after the other: the later run starts after the
     earlier one finished.
     """

@@ -1,10 +1,10 @@
-"""Start-up on the shared engine refuses what one replica would keep to itself (`server.topology`)."""
+"""Start-up on the shared engine refuses what one replica would keep to itself (`server.runtime.topology`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.replicas import ReplicaSet
+from server.runtime.replicas import ReplicaSet
 from tests.devserver import dev_users
 
 pytestmark = pytest.mark.server

@@ -3,7 +3,7 @@
 A second `langgraph dev` (this module's own, via `start_dev_server`) runs with short
 deadlines, a fast watcher and `HITL_NOTIFY_URL` pointing at a small HTTP receiver on
 loopback. Waiting is bounded polling, never a timing assertion. Escalations are server
-records (`server.records`), never the thread's owner-writable metadata.
+records (`server.records.threads`), never the thread's owner-writable metadata.
 """
 
 from __future__ import annotations

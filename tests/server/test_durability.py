@@ -2,7 +2,7 @@
 
 Each test runs its own server in its own directory (a restart is the point), acting as the dev
 users: requester1 asks, supervisor1 decides. The embedded runtime saves its thread and run
-records only every 10 s; `server.checkpointer` and `server.recovery` must make up the rest.
+records only every 10 s; `server.runtime.checkpointer` and `server.runtime.recovery` must make up the rest.
 """
 
 from __future__ import annotations

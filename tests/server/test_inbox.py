@@ -6,7 +6,7 @@ import jsonschema_rs
 import pytest
 
 from agents.offline import phrases
-from hitl.contracts import contracts_schema
+from hitl.contracts.shapes import contracts_schema
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server
@@ -117,7 +117,7 @@ async def test_a_deleted_or_answered_thread_leaves_the_inbox_at_once(requester, 
 async def test_rows_and_audit_logs_match_the_published_contracts(requester, supervisor, server_order):
     """contracts: /inbox pages (a quorum row too) and /audit logs validate against the published schema.
 
-    hitl/schemas/contracts.json is what the web app's types are generated from.
+    hitl/contracts/schemas/contracts.json is what the web app's types are generated from.
     """
     await start(requester, phrases.refund_in_full(server_order(2400)))
     thread_id, _ = await start(requester, phrases.refund_in_full(server_order(300)))

@@ -58,8 +58,8 @@ def project(tmp_path_factory) -> Iterator[Path]:
 def test_the_project_has_the_layer_and_one_agent_and_nothing_of_the_demo(project):
     """layer, web app, make targets and deploy files are there; the demo is not; one agent is served."""
     for kept in (
-        "hitl/gate.py",
-        "server/app.py",
+        "hitl/gate/gate.py",
+        "server/http/app.py",
         "web/src/App.tsx",
         "Makefile",
         "deploy",

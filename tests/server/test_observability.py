@@ -15,7 +15,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.offline import phrases
-from server.analytics import Thresholds
+from server.insight.analytics import Thresholds
 from tests.devserver import DEV_TOKENS, DevServer, serving
 from tests.server.helpers import APPROVE, decisions, refused, start
 
@@ -29,7 +29,7 @@ QUICK_SECONDS = Thresholds().quick_seconds
 pytestmark = pytest.mark.server
 ROOT = Path(__file__).resolve().parents[2]
 HITL = Path(sys.executable).parent / "hitl"
-"""Whether server/audit.py's `write` passes its records to `server.metrics.observe` yet."""
+"""Whether server/records/audit.py's `write` passes its records to `server.insight.metrics.observe` yet."""
 REFUND = {"agent": "support", "tool": "issue_refund"}
 
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
-from hitl import quorum
+from hitl.policy import quorum
 from tests.conftest import add_order
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start

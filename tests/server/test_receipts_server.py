@@ -1,4 +1,4 @@
-"""Signed receipts and the chained audit trail through the real server (`server.receipts`).
+"""Signed receipts and the chained audit trail through the real server (`server.records.receipts`).
 
 Every accepted decision's receipt carries a JWS that verifies against the public
 `/.well-known/jwks.json`; the trail is chained; `/audit/{thread_id}/verification` says so to
@@ -14,11 +14,11 @@ import jsonschema_rs
 import pytest
 
 from agents.offline import phrases
-from hitl import quorum
-from hitl.contracts import contracts_schema
-from hitl.receipt_check import RECEIPTS_KEY
-from hitl.signed_receipts import check, signed_claims
-from hitl.verification import Evidence, verify
+from hitl.contracts.shapes import contracts_schema
+from hitl.policy import quorum
+from hitl.proof.receipt_check import RECEIPTS_KEY
+from hitl.proof.signed_receipts import check, signed_claims
+from hitl.proof.verification import Evidence, verify
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start
 

@@ -1,4 +1,4 @@
-"""The same answer sent again is the same decision (`server.decisions`), through the real server.
+"""The same answer sent again is the same decision (`server.decisions.store`), through the real server.
 
 A client that lost the first answer's reply (a timeout, a 500) sends it again, with the same
 Idempotency-Key or the same body: after it was applied it is told so (409, nothing done again,

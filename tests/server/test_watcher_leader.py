@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from hitl.settings import Settings
-from server import watcher
-from server.leadership import Lease
-from server.watcher import Watcher
+from server.coordination import watcher
+from server.coordination.leadership import Lease
+from server.coordination.watcher import Watcher
 from services.database import connect
 
 if TYPE_CHECKING:

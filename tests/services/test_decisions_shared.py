@@ -1,6 +1,6 @@
 """Accepted decisions and their claims in the shared database, once on SQLite and once on PostgreSQL.
 
-`server.decisions.accept` claims the answered interrupts, signs the receipts after the trail's
+`server.decisions.store.accept` claims the answered interrupts, signs the receipts after the trail's
 head, appends their records and stores the decision in one transaction: two answers to one
 approval, in one process or in two, give one decision and one accepted record; a claim never
 lapses while its decision stands; the same answer sent again is that decision again.
@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hitl import audit_chain
-from server import claims, decisions, shared_db, trail
-from server.resume_gate import ResumeRefused
-from server.users import User
+from hitl.proof import audit_chain
+from server.coordination import claims, storage
+from server.decisions import store
+from server.decisions.checks import ResumeRefused
+from server.identity.users import User
+from server.records import trail
 from services.database import connect
 from tests.services.test_races import together
 
@@ -33,8 +35,8 @@ RACE_IDS = 40
 RACER = """
 import json, random, sys, time
 from pathlib import Path
-from server import decisions
-from server.resume_gate import ResumeRefused
+from server.decisions import store
+from server.decisions.checks import ResumeRefused
 from services.database import connect
 from tests.services.test_decisions_shared import accept
 
@@ -62,7 +64,7 @@ print(json.dumps(won))
 def engine(database_url, engines) -> Engine:
     """The test's business database with the approval layer's tables (closed with the test's engines)."""
     engines.append(connect(database_url))
-    return shared_db.ready(engines[-1])
+    return storage.ready(engines[-1])
 
 
 def ids(count: int) -> list[str]:
@@ -75,16 +77,16 @@ def request(
 ):
     """`who`'s resume approving (or `answer`ing) `interrupt_ids`, as the auth handler reads it."""
     command = {"resume": {i: {"decisions": [{"type": answer}]} for i in interrupt_ids}}
-    config = {"configurable": {decisions.IDEMPOTENCY_HEADER: key}} if key else {}
+    config = {"configurable": {store.IDEMPOTENCY_HEADER: key}} if key else {}
     run = {
         "run_id": str(uuid.uuid4()),
         "assistant_id": "support",
         "kwargs": {"command": command, "config": config},
     }
-    return decisions.Request.of(thread_id, User(identity=who, role="reviewer"), command, run), command
+    return store.Request.of(thread_id, User(identity=who, role="reviewer"), command, run), command
 
 
-def accept(engine: Engine, thread_id: str, interrupt_ids: list[str], who: str, **given) -> decisions.Decision:
+def accept(engine: Engine, thread_id: str, interrupt_ids: list[str], who: str, **given) -> store.Decision:
     """Accept `who`'s approval of `interrupt_ids` (one receipt each)."""
     sent, command = request(thread_id, interrupt_ids, who, **given)
     receipts = [
@@ -103,7 +105,7 @@ def accept(engine: Engine, thread_id: str, interrupt_ids: list[str], who: str, *
         }
         for i in interrupt_ids
     ]
-    return decisions.accept(sent, command, interrupt_ids, receipts, catalog=None, engine=engine)
+    return store.accept(sent, command, interrupt_ids, receipts, catalog=None, engine=engine)
 
 
 def refused_by(call) -> str | None:
@@ -133,7 +135,7 @@ def test_two_answers_at_once_one_decision(engine):
             lambda i=interrupt_id: refused_by(lambda: accept(engine, thread_id, [i], "bob")),
         )
         assert outcomes.count(None) == 1, outcomes
-        [winner] = decisions.holding([interrupt_id], engine=engine)
+        [winner] = store.holding([interrupt_id], engine=engine)
         [message] = [m for m in outcomes if m is not None]
         assert message == f"409 This approval was already answered by {winner.reviewer}; it is being applied."
     records = verified(engine, thread_id)
@@ -146,7 +148,7 @@ def test_several_ids_are_claimed_all_or_nothing(engine):
     first, second, third = ids(3)
     accept(engine, thread_id, [second], "alice")
     assert refused_by(lambda: accept(engine, thread_id, [first, second, third], "bob"))
-    assert [d.reviewer for d in decisions.holding([first, second, third], engine=engine)] == ["alice"]
+    assert [d.reviewer for d in store.holding([first, second, third], engine=engine)] == ["alice"]
     assert len(verified(engine, thread_id)) == 1
     decision = accept(engine, thread_id, [first, third], "bob")
     assert decision.interrupt_ids == sorted([first, third])
@@ -170,12 +172,12 @@ def test_a_claim_never_lapses_while_its_decision_stands_and_is_released_when_giv
     decision = accept(engine, thread_id, [interrupt_id], "alice")
     with engine.begin() as conn:
         conn.execute(
-            shared_db.decisions.update().values(accepted_at=time.time() - 3600, tried_at=time.time() - 3600)
+            storage.decisions.update().values(accepted_at=time.time() - 3600, tried_at=time.time() - 3600)
         )
     assert refused_by(lambda: accept(engine, thread_id, [interrupt_id], "bob"))
     record = {"thread_id": thread_id, "decision": "not_applied", "outcome": "failed", "reviewer": "system"}
-    decisions.give_up(decision, record, engine=engine)  # type: ignore[arg-type]
-    assert decisions.stored(decision.decision_id, engine=engine).state == "failed"
+    store.give_up(decision, record, engine=engine)  # type: ignore[arg-type]
+    assert store.stored(decision.decision_id, engine=engine).state == "failed"
     accept(engine, thread_id, [interrupt_id], "bob")
     assert [r["outcome"] for r in verified(engine, thread_id)] == ["accepted", "failed", "accepted"]
 
@@ -185,7 +187,7 @@ def test_the_same_answer_sent_again_is_that_decision(engine):
     thread_id = f"t-{uuid.uuid4().hex}"
     [interrupt_id] = ids(1)
     first = accept(engine, thread_id, [interrupt_id], "alice", key="k-1")
-    with pytest.raises(decisions.Replayed, match="already accepted"):
+    with pytest.raises(store.Replayed, match="already accepted"):
         accept(engine, thread_id, [interrupt_id], "alice")
     again, _ = request(thread_id, [interrupt_id], "alice", key="k-1")
     assert first.sent_again_by(again)
@@ -203,28 +205,28 @@ def test_a_run_takes_a_decision_over_once_after_its_grace(engine):
     """take over: within the grace nobody; after it, one of two rivals; the attempts count."""
     thread_id = f"t-{uuid.uuid4().hex}"
     decision = accept(engine, thread_id, ids(1), "alice")
-    assert not decisions.take_over(decision, "run-early", engine=engine)
-    later = time.time() + decisions.GRACE_SECONDS + 1
+    assert not store.take_over(decision, "run-early", engine=engine)
+    later = time.time() + store.GRACE_SECONDS + 1
     outcomes = together(
-        lambda: decisions.take_over(decision, "run-a", now=later, engine=engine),
-        lambda: decisions.take_over(decision, "run-b", now=later, engine=engine),
+        lambda: store.take_over(decision, "run-a", now=later, engine=engine),
+        lambda: store.take_over(decision, "run-b", now=later, engine=engine),
     )
     assert sorted(outcomes) == [False, True]
-    taken = decisions.stored(decision.decision_id, engine=engine)
+    taken = store.stored(decision.decision_id, engine=engine)
     assert (taken.attempts, taken.run_id) == (2, "run-a" if outcomes[0] else "run-b")
-    assert decisions.due(later, engine=engine) == []
-    assert [d.decision_id for d in decisions.due(later + 3 * decisions.GRACE_SECONDS, engine=engine)] == [
+    assert store.due(later, engine=engine) == []
+    assert [d.decision_id for d in store.due(later + 3 * store.GRACE_SECONDS, engine=engine)] == [
         decision.decision_id
     ]
 
 
 def test_idempotency_keys_must_be_short_printable_text():
     """bad input: an empty, overlong or non-printable Idempotency-Key is a 422 naming the rule."""
-    for key in ("x" * (decisions.MAX_KEY_CHARS + 1), "a\nb", 7):
+    for key in ("x" * (store.MAX_KEY_CHARS + 1), "a\nb", 7):
         command = {"resume": {"a" * 32: {"decisions": [{"type": "approve"}]}}}
-        run = {"kwargs": {"config": {"configurable": {decisions.IDEMPOTENCY_HEADER: key}}}}
+        run = {"kwargs": {"config": {"configurable": {store.IDEMPOTENCY_HEADER: key}}}}
         with pytest.raises(ResumeRefused, match="Idempotency-Key must be printable text"):
-            decisions.Request.of("t", User(identity="alice", role="reviewer"), command, run)
+            store.Request.of("t", User(identity="alice", role="reviewer"), command, run)
 
 
 def test_two_processes_decide_each_approval_once_on_one_chain(database_url, engine, tmp_path: Path):
@@ -262,7 +264,7 @@ def test_two_processes_decide_each_approval_once_on_one_chain(database_url, engi
     assert sorted(won["alice"] + won["bob"]) == sorted(interrupt_ids)
     with engine.connect() as conn:
         held = {i: claims.holder_of(conn, i) for i in interrupt_ids}
-    by_decision = {d.decision_id: d.reviewer for d in decisions.holding(interrupt_ids, engine=engine)}
+    by_decision = {d.decision_id: d.reviewer for d in store.holding(interrupt_ids, engine=engine)}
     assert {i: by_decision[d] for i, d in held.items()} == {i: who for who, mine in won.items() for i in mine}
     records = verified(engine, thread_id)
     assert sorted(r["interrupt_id"] for r in records) == sorted(interrupt_ids)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from server.leadership import Lease, process_id
+from server.coordination.leadership import Lease, process_id
 from services.database import connect
 from tests.services.test_races import together
 

@@ -1,4 +1,4 @@
-"""Notices delivered at least once (`server.outbox`), once on SQLite and once on PostgreSQL.
+"""Notices delivered at least once (`server.coordination.outbox`), once on SQLite and once on PostgreSQL.
 
 A notice is recorded with the act that sends it and is delivered only when a receiver took it;
 one whose sender died, or whose receiver failed every attempt, is sent again by the next
@@ -16,10 +16,10 @@ import pytest
 from sqlalchemy import select, update
 
 from hitl.settings import Settings
-from server import outbox, shared_db
 from server.channels import delivery
-from server.leadership import Lease
-from server.shared_db import notice_outbox
+from server.coordination import outbox, storage
+from server.coordination.leadership import Lease
+from server.coordination.storage import notice_outbox
 from services.database import connect
 from tests.notices import Receiver
 from tests.smtp_sink import SmtpSink
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 def engine(database_url, engines) -> Engine:
     """The test's business database with the approval layer's tables."""
     engines.append(connect(database_url))
-    return shared_db.ready(engines[-1])
+    return storage.ready(engines[-1])
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """How the server serves the web app: its files and sign-in config without a token, the API never.
 
 A browser cannot send a bearer token for the page that asks for one, so `/app/*` and `/app-config`
-answer GET without one (`server.routes.PublicRoute`); every other route still needs a known token
-(`server.app.TokenRequired`; the server's own meta routes are checked in
+answer GET without one (`server.http.routes.PublicRoute`); every other route still needs a known token
+(`server.http.app.TokenRequired`; the server's own meta routes are checked in
 `tests/server/test_edges_public_routes.py`).
 """
 
@@ -18,8 +18,8 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
 from hitl.settings import get_settings
-from server import routes
-from server.users import directory
+from server.http import routes
+from server.identity.users import directory
 from tests.web.conftest import TOKENS
 
 DEV_USERS = "ann:requester:tok-ann,bob:supervisor:tok-bob:with-colon"

@@ -1,6 +1,6 @@
 """The real-model path: agents and server talk to the scripted model through `langchain-openai`.
 
-One OpenAI-compatible endpoint (`hitl.scripted.endpoint`) serves the session on a free loopback
+One OpenAI-compatible endpoint (`hitl.model.scripted.endpoint`) serves the session on a free loopback
 port, in this process so a test can arm its faults directly. Every test in this folder runs with
 `MODEL=openai:scripted OPENAI_BASE_URL=http://127.0.0.1:<port>/v1`; the in-process agent
 fixtures are the graph tests' own, and `server` is a second `langgraph dev` configured the same way.
@@ -19,8 +19,8 @@ import pytest
 import uvicorn
 
 from agents.offline import DEMO
-from hitl.scripted.endpoint import FaultBoard, make_app
-from server.replicas import free_port
+from hitl.model.scripted.endpoint import FaultBoard, make_app
+from server.runtime.replicas import free_port
 from tests.conftest import add_order
 from tests.devserver import DevServer, serving
 from tests.graphs.conftest import ops_agent, support_agent, travel_agent, workspace

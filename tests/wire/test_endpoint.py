@@ -15,9 +15,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
 from agents.offline import DEMO, phrases
-from hitl.scripted.conversation import Conversation
-from hitl.scripted.model import scripted_reply
-from server.replicas import free_port, stop
+from hitl.model.scripted.chat import scripted_reply
+from hitl.model.scripted.conversation import Conversation
+from server.runtime.replicas import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ subagent; per-call ops interrupts; paths refused inside tools.
 from langchain_openai import ChatOpenAI
 
 from agents.offline import phrases
-from hitl.models import make_model
+from hitl.model.factory import make_model
 from hitl.settings import Settings
 from tests.graphs import test_bad_paths, test_ops, test_support, test_travel
 from tests.wire.rerun import collect_again

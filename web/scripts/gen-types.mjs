@@ -1,5 +1,5 @@
 // Generates src/contracts/generated.ts, the app's only TypeScript copy of the HITL contracts.
-// Source: ../hitl/schemas/contracts.json (published by the Python side) and src/contracts/forms.json
+// Source: ../hitl/contracts/schemas/contracts.json (published by the Python side) and src/contracts/forms.json
 // (the forms the served agents register) when they exist; any definition neither publishes yet is
 // taken from the provisional src/contracts/contracts.json, and listed on stdout. With no published
 // file, the provisional copy alone is used.
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { compile } from "json-schema-to-typescript";
 
 const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const published = resolve(webRoot, "../hitl/schemas/contracts.json");
+const published = resolve(webRoot, "../hitl/contracts/schemas/contracts.json");
 const forms = resolve(webRoot, "src/contracts/forms.json"); // the served agents' own forms (make schemas)
 const provisional = resolve(webRoot, "src/contracts/contracts.json");
 const output = resolve(webRoot, "src/contracts/generated.ts");

@@ -85,7 +85,7 @@ export const perCallSchema = {
   oneOf: [{ $ref: "#/$defs/ApproveDecision" }, { $ref: "#/$defs/EditDecision" }, { $ref: "#/$defs/RejectDecision" }],
 };
 
-/** A form's own answer schema (any model a tool registers with `hitl.forms.register_form`). */
+/** A form's own answer schema (any model a tool registers with `hitl.contracts.forms.register_form`). */
 export const formSchema = {
   properties: {
     decision: { enum: ["approve", "cancel"], type: "string" },

@@ -1,6 +1,6 @@
 /**
  * Custom cards for forms, registered by the form's name (`FormRequest.form`, the name the tool
- * registered its answer model under with `hitl.forms.register_form`). `InterruptCard` asks here
+ * registered its answer model under with `hitl.contracts.forms.register_form`). `InterruptCard` asks here
  * first; a form nobody registered a card for, or whose value fails the card's guard, gets the
  * generic `FormCard` built from its `response_schema`. The layer registers nothing itself.
  */

@@ -1,0 +1,86 @@
+"""How `hitl stats` prints the approval analytics of `GET /analytics` (rich tables).
+
+Rendering only: the numbers are the server's (`server.insight.analytics`), shown as the web app's
+dashboard shows them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+KINDS = ("approve", "edit", "reject", "respond", "expire")
+
+
+def seconds(value: float | None) -> str:
+    """A duration for people: 42 s, 3.5 min, 2.0 h; `-` when nothing was timed."""
+    if value is None:
+        return "-"
+    if value < 60:  # noqa: PLR2004  (a minute)
+        return f"{value:.0f} s"
+    if value < 3600:  # noqa: PLR2004  (an hour)
+        return f"{value / 60:.1f} min"
+    return f"{value / 3600:.1f} h"
+
+
+def render(summary: dict[str, Any], out: Console) -> None:
+    """Print the totals, per tool, per agent and per reviewer, then the signals."""
+    totals = summary["totals"]
+    out.print(
+        f"[bold]{totals['decisions']} decisions[/bold] "
+        f"from {summary['since'][:16]} to {summary['until'][:16]}: "
+        f"median {seconds(totals['median_seconds'])}, p90 {seconds(totals['p90_seconds'])}; "
+        f"{totals['refused']} refused, {totals['escalated']} escalated",
+        highlight=False,
+    )
+    for title, key in (("By tool", "tool"), ("By agent", "agent"), ("By reviewer", "reviewer")):
+        out.print(_table(title, key, summary[f"by_{key}"]))
+    stamp = summary["rubber_stamp"]
+    limits = summary["thresholds"]
+    out.print(
+        f"quick approvals (under {limits['quick_seconds']:g} s): {stamp['quick_approvals']} "
+        f"({stamp['quick_approval_rate']:.0%} of approvals); approving nearly everything: "
+        f"{', '.join(stamp['reviewers_approving_nearly_all']) or 'nobody'}",
+        highlight=False,
+    )
+    often = ", ".join(
+        f"{t['tool']} ({t['reject_rate']:.0%} of {t['decisions']})" for t in summary["often_rejected"]
+    )
+    out.print(f"rejected often: {often or 'none'}", highlight=False)
+
+
+def _table(title: str, key: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title)
+    for column in (key, "decisions", "median", "p90", *KINDS):
+        table.add_column(column, justify="left" if column == key else "right")
+    if key == "tool":
+        table.add_column("edited args", overflow="fold")
+    for row in rows:
+        cells = [
+            str(row[key]),
+            str(row["decisions"]),
+            seconds(row["median_seconds"]),
+            seconds(row["p90_seconds"]),
+            *(f"{row['rates'][kind]:.0%}" for kind in KINDS),
+        ]
+        if key == "tool":
+            cells.append(_edits(row.get("edits") or {}))
+        table.add_row(*cells)
+    return table
+
+
+def _edits(edits: dict[str, dict[str, Any]]) -> str:
+    parts = []
+    for arg, change in edits.items():
+        text = f"{arg} x{change['changed']}"
+        if change["mean_change"] is not None:
+            text += f" ({change['mean_change']:+g}"
+            if change["mean_relative_change"] is not None:
+                text += f", {change['mean_relative_change']:+.0%}"
+            text += ")"
+        parts.append(text)
+    return "; ".join(parts) or "-"

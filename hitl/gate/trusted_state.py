@@ -1,0 +1,122 @@
+"""The state the gate trusts, and how it tells it from what a client planted.
+
+Four keys steer the gate: each tool call's clearance (`hitl_cleared_calls`, written by the
+gate when the call passed it), the server's receipts and allowances, and the run's checked
+policy. Each value carries a seal (`hitl.proof.seal`); the reducers here drop unsealed writes, and
+the gate checks seals again where it reads them, so a value that reaches state by any other
+path (an update, a `Send`, a fork) changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, cast
+
+from hitl.proof.seal import is_sealed, seal, sealed, verify
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hitl.contracts.shapes import Allowance, ApprovalReceipt
+
+logger = logging.getLogger(__name__)
+
+CLEARANCES_KEY = "hitl_cleared_calls"
+RECEIPT = "receipt"
+ALLOWANCE = "allowance"
+RUN_POLICY = "run_policy"
+CLEARANCE = "clearance"
+
+
+def clearance(thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]) -> str:
+    """The seal that lets `agent`'s tool node run exactly this call (name and args) on this thread."""
+    return seal(CLEARANCE, thread_id, [agent, call_id, name, dict(args)])
+
+
+def is_cleared(  # noqa: PLR0913, PLR0917  (what a clearance binds, named)
+    clearances: object, thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]
+) -> bool:
+    """Whether `clearances` hold a valid clearance for exactly this call."""
+    if not isinstance(clearances, dict) or not call_id:
+        return False
+    return verify(CLEARANCE, thread_id, [agent, call_id, name, dict(args)], clearances.get(call_id))
+
+
+def keep_clearances(current: dict[str, str] | None, update: dict[str, str] | None) -> dict[str, str]:
+    """Reducer: the latest model turn's clearances replace the last ones (a turn clears its own calls)."""
+    if update is None:
+        return current or {}
+    return dict(update) if isinstance(update, dict) else (current or {})
+
+
+def seal_receipt(receipt: ApprovalReceipt, thread_id: str) -> dict[str, Any]:
+    """A receipt as the server stores it in state: with its thread and a seal."""
+    return sealed(RECEIPT, None, {**receipt, "thread_id": thread_id})
+
+
+def sealed_receipts(current: list[Any] | None, update: list[Any] | None) -> list[Any]:
+    """Reducer: append the server's sealed receipts; anything else is dropped (and logged)."""
+    kept = [r for r in update or [] if is_sealed(RECEIPT, None, r)]
+    if len(kept) != len(update or []):
+        logger.warning("dropped %d unsealed approval receipt(s)", len(update or []) - len(kept))
+    return [*(current or []), *kept]
+
+
+def trusted_receipts(receipts: object, thread_id: str) -> list[ApprovalReceipt]:
+    """The sealed receipts of `thread_id` in a state value, in order (a planted one never counts)."""
+    if not isinstance(receipts, list):
+        return []
+    return [
+        cast("ApprovalReceipt", r)
+        for r in receipts
+        if is_sealed(RECEIPT, None, r) and isinstance(r, dict) and r.get("thread_id") == thread_id
+    ]
+
+
+def seal_allowance(allowance: Allowance) -> dict[str, Any]:
+    """An allowance as the server writes it (its thread is inside it)."""
+    return sealed(ALLOWANCE, None, dict(allowance))
+
+
+def sealed_allowances(current: Mapping[str, Any] | None, update: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Reducer: allowances by id; only sealed ones are written (a revocation is a sealed rewrite)."""
+    kept = {k: v for k, v in (update or {}).items() if is_sealed(ALLOWANCE, None, v) and v.get("id") == k}
+    if len(kept) != len(update or {}):
+        logger.warning("dropped %d unsealed allowance(s)", len(update or {}) - len(kept))
+    return {**(current or {}), **kept}
+
+
+def trusted_allowances(allowances: object) -> dict[str, Any]:
+    """The sealed allowances of a state value (a planted one never counts)."""
+    if not isinstance(allowances, dict):
+        return {}
+    return {k: v for k, v in allowances.items() if is_sealed(ALLOWANCE, None, v) and v.get("id") == k}
+
+
+def seal_run_policy(override: dict[str, Any] | None, thread_id: str | None) -> dict[str, Any] | None:
+    """The run's checked override as the gate records it, bound to its thread."""
+    if override is None:
+        return None
+    return sealed(RUN_POLICY, None, {"override": override, "thread_id": thread_id or ""})
+
+
+def sealed_run_policy(current: Any, update: Any) -> Any:  # noqa: ANN401  (a state value)
+    """Reducer: only the gate's sealed record (or None, which clears it) replaces the current one.
+
+    The channel's type is a plain dict, so that LangGraph starts it empty and calls this
+    reducer for the first write too (a channel it cannot construct takes its first write as is).
+    """
+    if update is None or update == {} or is_sealed(RUN_POLICY, None, update):
+        return update
+    logger.warning("dropped an unsealed run_policy write")
+    return current
+
+
+def trusted_run_policy(recorded: object, thread_id: str | None) -> dict[str, Any] | None:
+    """The override a sealed record of this thread holds; None for no record or a planted one."""
+    if not isinstance(recorded, dict) or not is_sealed(RUN_POLICY, None, recorded):
+        return None
+    if recorded.get("thread_id") != (thread_id or ""):
+        return None
+    override = recorded.get("override")
+    return override if isinstance(override, dict) else None

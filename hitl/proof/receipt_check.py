@@ -1,0 +1,146 @@
+"""The last wall before a decided tool call runs: a signed receipt must cover exactly this call.
+
+The server names, in every run it admits, the signed receipt of the latest decision on each
+tool call of the thread (`RECEIPTS_KEY`). Just before a call a person decided runs, the gate
+asks `refusal`: the receipt must verify against the server's keys and bind this thread, agent,
+tool, call id and the SHA-256 of these args, with an approve or edit. Runs without a server
+(scripts, tests) have no receipts and are not checked here; calls no person had to decide
+(ungated, auto-approved, covered by a thread allowance) need none.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.config import get_config
+
+from hitl.gate.caller import Caller, current_caller
+from hitl.policy.quorum import digest
+from hitl.proof import audit_chain
+from hitl.proof.receipt_keys import keyring
+from hitl.proof.signed_receipts import SIGNED_FIELD, ReceiptInvalidError, signed_claims
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from langchain.agents.middleware.types import ToolCallRequest
+    from langchain_core.messages import ToolCall
+
+RECEIPTS_KEY = "hitl_receipts"
+"""The run's `configurable` key the server sets: {tool_call_id: the signed JWS of its latest decision}."""
+RUNS = frozenset({"approve", "edit"})
+
+
+def latest_signed(receipts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """Each tool call's latest signed receipt (its JWS), from receipts oldest first."""
+    found: dict[str, str] = {}
+    for receipt in receipts:
+        call_id, token = receipt.get("tool_call_id"), receipt.get(SIGNED_FIELD)
+        if isinstance(call_id, str) and call_id and isinstance(token, str):
+            found[call_id] = token
+    return found
+
+
+def refusal(
+    call: ToolCall,
+    agent: str,
+    thread_id: str | None,
+    config: Mapping[str, Any] | None = None,
+    jwks: Mapping[str, Any] | None = None,
+) -> str | None:
+    """Why `call` may not run under the receipts the server named for this run; None when one covers it."""
+    if config is None:
+        config = dict(get_config())
+    named = (config.get("configurable") or {}).get(RECEIPTS_KEY)
+    token = named.get(call["id"] or "") if isinstance(named, dict) else None
+    if not isinstance(token, str):
+        return "no signed receipt of a person's decision is on record for this call"
+    try:
+        claims = signed_claims(token, jwks if jwks is not None else keyring().jwks)
+    except ReceiptInvalidError as invalid:
+        return f"its receipt does not verify: {invalid}"
+    if claims.get("decision") not in RUNS:
+        return f"the last decision on this call was {claims.get('decision')}, not an approval"
+    bound = {"thread": thread_id or "", "agent": agent, "tool": call["name"], "tool call": call["id"]}
+    signed = {
+        "thread": claims.get("thread_id"),
+        "agent": claims.get("agent"),
+        "tool": claims.get("tool"),
+        "tool call": claims.get("tool_call_id"),
+    }
+    wrong = [f"{what} {signed[what]!r}, not {bound[what]!r}" for what in bound if signed[what] != bound[what]]
+    if wrong:
+        return f"the approval was for another call ({'; '.join(wrong)})"
+    approved, given = claims.get("final_args_sha256"), digest(call["args"])
+    if approved != given:
+        return (
+            f"its arguments differ from the approved ones (approved args sha256 {str(approved)[:12]}…, "
+            f"these {given[:12]}…)"
+        )
+    return None
+
+
+def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tuple[ToolMessage, Any] | None:
+    """Server runs: the "Not run" answer for an uncovered call, and (store, record) to audit it."""
+    caller = current_caller()
+    if caller is None:
+        return None
+    call = request.tool_call
+    if (why := refusal(call, agent, thread_id)) is None:
+        return None
+    message = ToolMessage(
+        content=f"Not run: this {call['name']} call has no approval that covers it; {why}.",
+        tool_call_id=call["id"] or "",
+        name=call["name"],
+        status="error",
+    )
+    store = getattr(request.runtime, "store", None)
+    return message, (store, _record(call, agent, thread_id or "", caller, why)) if store is not None else None
+
+
+def _record(call: ToolCall, agent: str, thread_id: str, caller: Caller, why: str) -> dict[str, Any]:
+    return {
+        "interrupt_id": "",
+        "tool_call_id": call["id"] or "",
+        "agent": agent,
+        "tool": call["name"],
+        "requested_args": dict(call["args"]),
+        "decision": "not_run",
+        "final_args": None,
+        "message": why,
+        "reviewer": caller.identity,
+        "roles": sorted(caller.roles),
+        "decided_at": datetime.now(UTC).isoformat(),
+        "thread_id": thread_id,
+        "outcome": "refused",
+        "refusal": f"no approval covers this call: {why}",
+    }
+
+
+def _key() -> str:
+    return f"{time.time_ns():020d}-901"
+
+
+def blocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+    """In a server run, the refusal of a decided call no receipt covers (audited), else None."""
+    refused = _refused(request, agent, thread_id)
+    if refused is None:
+        return None
+    message, audit = refused
+    if audit is not None:
+        audit_chain.put(audit[0], thread_id or "", _key(), audit[1])
+    return message
+
+
+async def ablocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+    """`blocked` for async tool nodes."""
+    refused = _refused(request, agent, thread_id)
+    if refused is None:
+        return None
+    message, audit = refused
+    if audit is not None:
+        await audit_chain.aput(audit[0], thread_id or "", _key(), audit[1])
+    return message

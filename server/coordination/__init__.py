@@ -1,0 +1,7 @@
+"""What makes many replicas one server: shared rows in the layer's own storage, never one process's memory.
+
+Claims on interrupts and run starts, the watcher's lease and its fenced acts, the pending index
+and its broadcast between replicas, the inbox read from it, the watcher (deadlines, notices),
+the reconciler (decisions whose run never finished) and the notice outbox. `storage` holds the
+layer's tables and opens its engine. Not for what a decision is (`server.decisions`).
+"""

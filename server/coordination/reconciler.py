@@ -1,0 +1,150 @@
+"""The reconciler: every accepted decision is applied, once, whatever happened to its run.
+
+Runs on the watcher's leader each pass (`server.coordination.watcher`), fenced by its lease. For each
+decision whose run had its grace (`server.decisions.store.due`) it reads the thread: busy means a run
+is on it (left alone); interrupts no longer waiting mean the decision was applied (settled);
+still waiting means its run never came (its replica died, the database or Redis blinked) or
+failed, so the decision is sent again as its decider sent it, through the same admission
+(`server.http.auth.admit_run_as`: the re-send becomes the run that applies it, with the same
+receipts), and the server starts that run. After `MAX_ATTEMPTS` it is given up: audited, and
+its interrupts answerable again. The tool's idempotency by tool call id stays the last guard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from langgraph_sdk import Auth
+
+from hitl.contracts.shapes import AuditRecord
+from server.coordination import run_starts
+from server.coordination.pending_index import INDEX
+from server.decisions import store
+from server.decisions.checks import Pending
+from server.http.auth import admit_run_as
+from server.identity.access import as_server, is_not_found
+from server.identity.users import User
+from server.runtime.checkpointer import shared_runtime
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+
+    from server.coordination.leadership import Lease
+    from server.decisions.store import Decision
+
+logger = logging.getLogger(__name__)
+MAX_ATTEMPTS = 6
+"""Runs started for one decision (its own included) before it is given up."""
+FORGET_AFTER_SECONDS = 30 * 24 * 3600.0
+"""How long a settled decision is kept (a re-send of it is answered "already applied" meanwhile)."""
+
+
+async def reconcile(client: LangGraphClient, lease: Lease) -> int:
+    """Apply what was accepted and not applied (as the lease holder); how many runs it started."""
+    started = 0
+    for decision in await asyncio.to_thread(store.due):
+        if not await lease.keep():
+            logger.warning("reconciler: the lease lapsed; the new leader goes on")
+            break
+        try:
+            started += await reconcile_one(client, decision)
+        except Exception:  # one decision never stops the pass
+            logger.exception("reconciler: decision %s skipped this pass", decision.decision_id)
+    return started
+
+
+async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
+    """Settle, re-run or give up one decision; 1 if a run was started."""
+    with as_server():
+        try:
+            thread = dict(await client.threads.get(decision.thread_id))
+        except Exception as error:
+            if not is_not_found(error):
+                raise
+            await _give_up(decision, "its thread was deleted")
+            return 0
+        if thread.get("status") == "busy":
+            return 0  # a run is on it: it applies the decision, or the next pass looks again
+        state = dict(await client.threads.get_state(decision.thread_id))
+    waiting = {p.id for p in Pending.from_state(state)}
+    if not waiting.intersection(decision.interrupt_ids):
+        await asyncio.to_thread(store.settle, decision.decision_id, "applied")
+        return 0
+    if decision.attempts >= MAX_ATTEMPTS:
+        await _give_up(decision, f"{decision.attempts} runs did not apply it")
+        return 0
+    return await _send_again(client, decision)
+
+
+async def _send_again(client: LangGraphClient, decision: Decision) -> int:
+    """Send the decision again as its decider did; the server starts the run admission prepared."""
+    configurable: dict[str, Any] = {}
+    if decision.idempotency_key:
+        configurable[store.IDEMPOTENCY_HEADER] = decision.idempotency_key
+    with as_server():
+        assistant_id = decision.assistant_id or await _assistant_of(client, decision.thread_id)
+    value: dict[str, Any] = {
+        "thread_id": decision.thread_id,
+        "assistant_id": assistant_id,
+        "run_id": str(uuid.uuid4()),
+        "kwargs": {"command": copy.deepcopy(decision.sent), "config": {"configurable": configurable}},
+    }
+    try:
+        await admit_run_as(User(identity=decision.reviewer, role=decision.role), value)  # type: ignore[arg-type]
+    except Auth.exceptions.HTTPException as refusal:
+        logger.info("reconciler: decision %s not sent again now: %s", decision.decision_id, refusal.detail)
+        return 0
+    kwargs = value["kwargs"]
+    with as_server():
+        run = await client.runs.create(  # type: ignore[call-overload]
+            decision.thread_id, assistant_id, command=kwargs["command"], config=kwargs["config"]
+        )
+    if shared_runtime():
+        await run_starts.moved(decision.thread_id, value["run_id"], str(run["run_id"]))
+    INDEX.mark(decision.thread_id)
+    logger.warning(
+        "reconciler: decision %s (%s) was accepted but not applied; started a run to apply it",
+        decision.decision_id,
+        decision.describe(),
+    )
+    return 1
+
+
+async def _assistant_of(client: LangGraphClient, thread_id: str) -> str:
+    """The assistant of the thread's latest run (a decision made outside a run names none)."""
+    runs = await client.runs.list(thread_id, limit=1)
+    return str(runs[0]["assistant_id"]) if runs else ""
+
+
+async def _give_up(decision: Decision, why: str) -> None:
+    """Mark the decision failed, audited; its interrupts may be answered again."""
+    logger.error("reconciler: giving up decision %s (%s): %s", decision.decision_id, decision.describe(), why)
+    first: dict[str, Any] = dict(decision.receipts[0]) if decision.receipts else {}
+    record = AuditRecord(
+        thread_id=decision.thread_id,
+        interrupt_id=",".join(decision.interrupt_ids),
+        tool_call_id=str(first.get("tool_call_id", "")),
+        agent=str(first.get("agent", "")),
+        tool=", ".join(str(r.get("tool")) for r in decision.receipts),
+        requested_args={},
+        decision="not_applied",
+        final_args=None,
+        message=f"{decision.describe()} was not applied: {why}; the approval may be answered again.",
+        reviewer="system",
+        roles=[],
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="failed",
+    )
+    await asyncio.to_thread(store.give_up, decision, record)
+    INDEX.mark(decision.thread_id)
+
+
+async def forget_settled() -> None:
+    """Delete the decisions settled more than `FORGET_AFTER_SECONDS` ago."""
+    await asyncio.to_thread(store.forget, time.time() - FORGET_AFTER_SECONDS)

@@ -1,0 +1,236 @@
+"""The approval layer's own storage: its tables, in the database every replica shares.
+
+Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
+(`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
+decisions and
+the interrupts they decided (`server.decisions.store`), and the notices to deliver
+(`server.coordination.outbox`).
+They live in the database `DATABASE_URL` names (SQLite in `DATA_DIR` by default; PostgreSQL on
+replicas), so replicas on one database see one truth, and are made on first use under a lock
+(`schema_lock`). The layer opens its own engine there; it reads no business table. Not for
+business data: an agent's tools keep theirs in their own tables, in this database or another.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import time
+import weakref
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    select,
+)
+from sqlalchemy.exc import DBAPIError
+
+from hitl.settings import get_settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from sqlite3 import Connection as SQLiteConnection
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+METADATA = MetaData()
+
+approval_claims = (
+    Table(  # a run starting on a thread (`server.coordination.run_starts`), a Slack press seen once
+        "hitl_approval_claims",
+        METADATA,
+        Column("interrupt_id", String(200), primary_key=True),  # "run-start:<thread>", "slack:<...>"
+        Column("claimed_by", Text, nullable=False),  # a run id or a user identity: no length bound of ours
+        Column("claimed_at", Float, nullable=False),  # seconds since the epoch
+    )
+)
+
+watcher_acts = Table(  # what the watcher did once, fenced by its lease (`server.coordination.leadership`)
+    "hitl_watcher_acts",
+    METADATA,
+    Column("key", String(300), primary_key=True),  # "notice:<interrupt>:<event>", "escalated:<interrupt>"
+    Column("token", Integer, nullable=False),  # the lease token of the leader that did it
+    Column("done_at", Float, nullable=False),  # seconds since the epoch
+)
+
+leases = Table(  # which process leads a duty such as the watcher (`server.coordination.leadership`)
+    "hitl_leases",
+    METADATA,
+    Column("name", String(64), primary_key=True),
+    Column("holder", String(300), nullable=False),  # host-pid-random (`server.coordination.leadership`)
+    Column("token", Integer, nullable=False),  # fencing token: grows with every change of holder
+    Column("expires_at", Float, nullable=False),  # seconds since the epoch
+)
+
+audit_records = Table(  # one line of a thread's audit trail (`server.records.trail`)
+    "hitl_audit_records",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),  # 1, 2, ... in the thread's trail
+    Column("record", Text, nullable=False),  # the chained record's JSON, `key` and `hash` included
+)
+
+audit_heads = Table(  # the last record of each thread's trail: appends lock this row (`server.records.trail`)
+    "hitl_audit_heads",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+)
+
+decisions = Table(  # an accepted decision, and how far its effect got (`server.decisions.store`)
+    "hitl_decisions",
+    METADATA,
+    Column("decision_id", String(64), primary_key=True),
+    Column("thread_id", String(200), nullable=False, index=True),
+    Column("reviewer", Text, nullable=False),
+    Column("role", String(32), nullable=False),
+    Column("answer_sha256", String(64), nullable=False),  # of the command as its sender sent it
+    Column("idempotency_key", String(200), nullable=True),  # the sender's Idempotency-Key, if any
+    Column("sent", Text, nullable=False),  # JSON: the command as sent (the reconciler sends it again)
+    Column("command", Text, nullable=False),  # JSON: the command as accepted, receipts in its update
+    Column("receipts", Text, nullable=False),  # JSON: the signed receipts
+    Column("assistant_id", String(200), nullable=True),
+    Column("run_id", String(64), nullable=True),  # the run applying it (None: not known yet)
+    Column("state", String(16), nullable=False),  # accepted | applied | failed
+    Column("attempts", Integer, nullable=False),  # runs started to apply it
+    Column("accepted_at", Float, nullable=False),  # seconds since the epoch
+    Column("tried_at", Float, nullable=False),  # when its latest run was admitted
+)
+
+decided_interrupts = Table(  # the claim an accepted decision holds on each interrupt it answers
+    "hitl_decided_interrupts",
+    METADATA,
+    Column("interrupt_id", String(200), primary_key=True),
+    Column("decision_id", String(64), nullable=False, index=True),
+)
+
+notice_outbox = (
+    Table(  # a notice the watcher's leader must deliver at least once (`server.coordination.outbox`)
+        "hitl_notice_outbox",
+        METADATA,
+        Column("notice_id", String(400), primary_key=True),  # stable: receivers dedupe on it
+        Column("channel", String(32), nullable=False),  # webhook | slack | email
+        Column("payload", Text, nullable=False),  # JSON: where to and what
+        Column("created_at", Float, nullable=False),
+        Column("delivered_at", Float, nullable=True),  # None until the receiver accepted it
+        Column("attempts", Integer, nullable=False),
+        Column("next_try_at", Float, nullable=False),  # a delivery in flight holds it until then
+    )
+)
+
+_READY: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+SCHEMA_LOCK = 0x6869746C
+"""PostgreSQL advisory lock key held while tables are created ("hitl"); the demo's business schema too."""
+
+
+def engine() -> Engine:
+    """This process's engine on the layer's database, with the layer's tables made (blocking)."""
+    return ready(open_database(get_settings().resolved_database_url))
+
+
+def using(given: Engine | None = None) -> Engine:
+    """`given` (a test's or a tool's database) with the layer's tables made, else `engine()` (blocking)."""
+    return engine() if given is None else ready(given)
+
+
+@lru_cache(maxsize=8)
+def open_database(url: str) -> Engine:
+    """A pooled engine on `url` whose connections are checked before use (a restart costs no request).
+
+    A SQLite file gets its folder, WAL and a busy timeout, so the server, its replicas'
+    tests and the tools can share it.
+    """
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    opened = create_engine(url, pool_pre_ping=True)
+    if opened.dialect.name == "sqlite":
+        event.listen(opened, "connect", sqlite_pragmas)
+    return opened
+
+
+def sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None:
+    """WAL and a busy timeout, so the server and a test can share the file."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+@contextmanager
+def schema_lock(url: str) -> Iterator[None]:
+    """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
+
+    Two processes opening a new file at once would both see a table missing and both CREATE
+    it (SQLite takes its write lock only at the CREATE); the second would fail. PostgreSQL
+    has its advisory lock instead, and an in-memory SQLite database is one process's own.
+    """
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
+    if not path or path == ":memory:":
+        yield
+        return
+    with Path(f"{path}.lock").open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def ready(database: Engine) -> Engine:
+    """`database` with the approval layer's tables made (once per engine; blocking)."""
+    if database in _READY:
+        return database
+    url = database.url.render_as_string(hide_password=False)
+    with schema_lock(url), database.begin() as conn:
+        if database.dialect.name == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+        METADATA.create_all(conn)
+    _READY.add(database)
+    return database
+
+
+RETRY_SECONDS = 8.0
+"""How long a statement is retried while the database is unreachable (a restart takes 1-3 s)."""
+
+
+def retrying(work: Callable[[], T], what: str, *, seconds: float = RETRY_SECONDS) -> T:
+    """`work()`, again after a lost connection until `seconds` have passed (blocking).
+
+    Only for work that is safe to repeat: a transaction that fails rolls back, but a commit
+    cut off by the connection may have happened, so `work` must tell its own earlier commit.
+    """
+    deadline = time.monotonic() + seconds
+    pause = 0.1
+    while True:
+        try:
+            return work()
+        except DBAPIError as error:
+            if not _lost_connection(error) or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("%s: the database connection was lost (%s); trying again", what, error.orig)
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+
+def _lost_connection(error: DBAPIError) -> bool:
+    """Whether `error` says the connection failed (not the statement): OperationalError, invalidation."""
+    kinds = {kind.__name__ for kind in type(error.orig).__mro__} if error.orig is not None else set()
+    return bool(error.connection_invalidated) or bool(kinds & {"OperationalError", "InterfaceError"})

@@ -1,0 +1,258 @@
+"""The server's watcher: tells people an approval is waiting, enforces deadlines, applies decisions.
+
+A background task started with the server's HTTP app. Each pass reads the interrupted
+threads (as the inbox does), applies accepted decisions whose run never finished
+(`server.coordination.reconciler`), delivers notices not yet delivered (`server.coordination.outbox`),
+POSTs a notice
+for approvals not yet announced, and for each
+approval past its deadline either escalates it (the next role up must decide; notice sent)
+or answers it as the `system` actor through `server.http.auth.gate_resume`, the same checked,
+claimed and audited path a person's answer takes. A deadline that passed while the server
+was down is handled on the first pass after start. Escalations and the graph a thread resumes
+with are server records (`server.records.threads`), never thread metadata; each notice and escalation
+is done once, fenced by the lease (`Lease.act_once` in the business database);
+one thread that cannot be handled is logged and skipped, never the end of the pass.
+Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts; every
+process still refreshes its own inbox index each pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, cast
+
+from langgraph_sdk import get_client
+
+from hitl.policy.deadlines import ESCALATES_TO
+from hitl.settings import Settings, get_settings
+from server.channels import webhook
+from server.channels.announce import Announcer
+from server.coordination import inbox, outbox, reconciler
+from server.coordination.leadership import Lease
+from server.coordination.pending_index import INDEX
+from server.http.auth import gate_resume
+from server.identity.access import as_server
+from server.identity.users import SYSTEM_ACTOR, User
+from server.insight import metrics
+from server.records import audit, threads
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+
+    from hitl.contracts.shapes import Decider
+    from server.coordination.pending_index import Entry
+    from server.decisions.checks import Pending
+    from server.records.threads import Escalation
+
+logger = logging.getLogger(__name__)
+SYSTEM = User(identity=SYSTEM_ACTOR, role="supervisor")
+LEASE_NAME = "watcher"
+LEASE_PASSES = 3
+"""How many watcher intervals the lease lasts: a leader that stops renewing is replaced after it."""
+NOTICE = "notice:"
+ESCALATED = "escalated:"
+"""Prefixes of the leader's once-only acts (`Lease.act_once`): a notice per interrupt and event."""
+ACTS_KEPT_SECONDS = 90 * 24 * 3600.0
+FORGET_EVERY_SECONDS = 3600.0
+
+
+def expiry_answer(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
+    """The answer that rejects `pending`, or None when its shape allows no rejection."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        configs = value.get("review_configs") or []
+        if not all("reject" in c.get("allowed_decisions", []) for c in configs):
+            return None
+        return {"decisions": [{"type": "reject", "message": reason} for _ in value["action_requests"]]}
+    if value.get("type") == "tool_approval":
+        return (
+            {"type": "reject", "message": reason} if "reject" in value.get("allowed_decisions", []) else None
+        )
+    if value.get("type") == "approval_request":
+        return {"approved": False, "reason": reason}
+    return None
+
+
+class Watcher:
+    """One pass at a time over the waiting approvals; `run` repeats it forever."""
+
+    def __init__(self, settings: Settings | None = None, lease: Lease | None = None) -> None:
+        """Use `settings` (the process settings by default), leading by `lease` (the shared `watcher` one)."""
+        self.settings = settings or get_settings()
+        self.lease = lease or Lease(LEASE_NAME, LEASE_PASSES * self.settings.hitl_watch_interval)
+        self.announced: set[str] | None = None
+        """Notice keys known to be sent: a cache of the leader's acts, loaded when this process leads."""
+        self.forgot_at = 0.0
+        self.channels = Announcer(self.settings, self.lease)
+        """Slack and e-mail notices (`server.channels`), once per interrupt and event."""
+
+    async def run(self) -> None:
+        """Pass, sleep, repeat; a failing pass is logged and the next one runs."""
+        while True:
+            try:
+                await self.tick()
+            except Exception:
+                logger.exception("watcher pass failed")
+            await asyncio.sleep(self.settings.hitl_watch_interval)
+
+    async def tick(self, now: datetime | None = None) -> None:
+        """One pass: notices for new approvals, outcomes for expired ones; each thread on its own."""
+        now = now or datetime.now(UTC)
+        client = get_client()
+        with as_server():
+            await INDEX.refresh(client)
+            if not await self.lead():
+                metrics.PAUSES.forget()
+                return
+            metrics.PAUSES.observe(INDEX.threads())
+            if self.settings.hitl_notify_url and self.announced is None:
+                self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
+            await self.forget_old_acts()
+            await reconciler.reconcile(client, self.lease)
+            await outbox.deliver_due(self.settings)
+            for entry in INDEX.threads():
+                if not await self.lease.keep():
+                    logger.warning("watcher: the lease lapsed mid-pass; the new leader does the rest")
+                    return
+                try:
+                    await self.watch(client, entry, now)
+                except Exception:  # one thread never stops the pass
+                    logger.exception("watcher: thread %s skipped this pass", entry.thread.get("thread_id"))
+
+    async def forget_old_acts(self) -> None:
+        """Once an hour, delete the record of acts older than `ACTS_KEPT_SECONDS`."""
+        now = time.time()
+        if now - self.forgot_at >= FORGET_EVERY_SECONDS:
+            self.forgot_at = now
+            await asyncio.to_thread(self.lease.forget_acts, now - ACTS_KEPT_SECONDS)
+            await asyncio.to_thread(outbox.forget, now - ACTS_KEPT_SECONDS)
+            await reconciler.forget_settled()
+
+    async def lead(self) -> bool:
+        """Take or renew the lease; whether this process acts in this pass."""
+        before = self.lease.token
+        token = await self.lease.hold()
+        if token != before:
+            if token is None:
+                logger.info("watcher: %s no longer leads", self.lease.holder)
+            else:  # another leader may have sent notices meanwhile: reload them
+                logger.info("watcher: %s leads (token %d)", self.lease.holder, token)
+                self.announced = None
+        return token is not None
+
+    async def watch(self, client: LangGraphClient, entry: Entry, now: datetime) -> None:
+        """Notices and deadlines of one thread."""
+        roles = threads.roles(entry.escalations)
+        for pending in entry.pending:
+            current = pending.escalated(roles)
+            escalation = entry.escalations.get(pending.id)
+            if self.settings.hitl_notify_url:
+                await self.announce(entry.thread, current, escalation, now, "approval_pending")
+            await self.channels.announce(entry.thread, current, escalation, now)
+            if (deadline := _deadline(current, escalation)) and now >= deadline:
+                await self.expire(client, entry.thread, current, escalation, now)
+
+    async def announce(
+        self,
+        thread: dict[str, Any],
+        pending: Pending,
+        escalation: Escalation | None,
+        now: datetime,
+        event: str,
+    ) -> None:
+        """POST one notice for `pending` (once per interrupt per event, across restarts and processes)."""
+        key = f"{NOTICE}{pending.id}:{event}"
+        announced = self.announced if self.announced is not None else set()
+        if key in announced:
+            return
+        announced.add(key)
+        escalations = {pending.id: escalation} if escalation else {}
+        url, public = self.settings.hitl_notify_url, self.settings.hitl_public_url
+        notices = [
+            outbox.Notice.post(key, "webhook", url, webhook.pause_notice(item, public, event, key))
+            for item in inbox.items_of(thread, [pending], escalations, SYSTEM, now)[:1]
+        ]
+        if not await self.lease.act_once(key, with_it=outbox.recording(notices)):
+            return
+        for notice in notices:
+            outbox.send(notice, self.settings)
+
+    async def expire(
+        self,
+        client: LangGraphClient,
+        thread: dict[str, Any],
+        pending: Pending,
+        escalation: Escalation | None,
+        now: datetime,
+    ) -> None:
+        """Escalate `pending` once, or answer it with a rejection as the system actor."""
+        value = pending.value if isinstance(pending.value, dict) else {}
+        thread_id = str(thread["thread_id"])
+        if value.get("on_expiry") == "escalate" and escalation is None:
+            await self.escalate(client, thread, pending, now)
+            return
+        deadline = _deadline(pending, escalation)
+        reason = f"Expired: nobody decided before {deadline:%Y-%m-%d %H:%M:%S %Z}."
+        answer = expiry_answer(pending, reason)
+        if answer is None:
+            return
+        graph_id = await threads.graph_of(client, thread_id)
+        if graph_id is None:
+            logger.warning("expiry of %s skipped: no recorded graph for thread %s", pending.id, thread_id)
+            return
+        metadata = thread.get("metadata")
+        owner = metadata.get("owner") if isinstance(metadata, dict) else None
+        owner = owner if isinstance(owner, str) else None
+        command: dict[str, Any] = {"resume": {pending.id: answer}}
+        try:
+            await gate_resume(SYSTEM, thread_id, owner, [pending], command)
+        except Exception as refusal:  # noqa: BLE001  (a person answered first: nothing to do)
+            logger.info("expiry of %s skipped: %s", pending.id, refusal)
+            return
+        await client.runs.create(thread_id, graph_id, command=command)  # type: ignore[call-overload]
+        metrics.per_action(metrics.EXPIRED, pending)
+        INDEX.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
+
+    async def escalate(
+        self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime
+    ) -> None:
+        """Record that `pending` now needs a supervisor, with its own deadline; audit and announce it."""
+        value = pending.value if isinstance(pending.value, dict) else {}
+        thread_id = str(thread["thread_id"])
+        seconds = value.get("escalated_seconds")
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
+            seconds = self.settings.escalation_deadline_seconds
+        if not await self.lease.act_once(f"{ESCALATED}{pending.id}"):
+            return  # escalated by a leader before this one (its record is on the way), or no longer leading
+        role = cast("Decider", ESCALATES_TO)
+        deadline = now + timedelta(seconds=float(seconds))
+        escalation = threads.Escalation(thread_id, pending.id, role, now, deadline)
+        await threads.put_escalation(client, escalation)
+        INDEX.escalate(escalation)
+        metrics.per_action(metrics.ESCALATED, pending)
+        await audit.write(
+            [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
+        )
+        if self.settings.hitl_notify_url:
+            escalated = pending.escalated(threads.roles({pending.id: escalation}))
+            await self.announce(thread, escalated, escalation, now, "approval_escalated")
+        escalated = pending.escalated(threads.roles({pending.id: escalation}))
+        await self.channels.announce(thread, escalated, escalation, now, "approval_escalated")
+
+
+def _deadline(pending: Pending, escalation: Escalation | None) -> datetime | None:
+    """When `pending` expires: its escalation's deadline, else its policy's (None: never)."""
+    if escalation is not None:
+        return escalation.deadline
+    stamp = pending.deadline
+    if not isinstance(stamp, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        logger.warning("approval %s has an unreadable deadline %r; it never expires", pending.id, stamp)
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -1,0 +1,200 @@
+"""Who may call the server: bearer tokens mapped to users and their roles.
+
+Static tokens come from `HITL_USERS` (dev users in `.env.example`); with `HITL_OIDC_ISSUER`
+set, a JWT from that identity provider names the user too (`server.identity.oidc`, see `identify`).
+The published `dev-*` tokens work only in dev mode (`HITL_DEV_MODE=true` in the environment)
+and only over loopback; outside dev mode they stop the server at start.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal, get_args
+
+from disarm import is_mixed_script, skeleton_key
+
+from hitl.settings import get_settings
+
+if TYPE_CHECKING:
+    from hitl.contracts.shapes import Decider
+
+Role = Literal["requester", "reviewer", "supervisor"]
+ROLES: tuple[Role, ...] = get_args(Role)
+SYSTEM_ACTOR = "system"
+DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
+"""Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""
+
+
+def canonical(name: str) -> str:
+    """A person's name in the one form names are compared in: Unicode NFKC, case-folded, stripped.
+
+    `Supervisor1`, `supervisor1 ` and full-width `supervisor` + U+FF11 are all `supervisor1`.
+    """
+    return unicodedata.normalize("NFKC", name).casefold().strip()
+
+
+def looks_like(name: str) -> str:
+    """What `name` looks like (TR39 skeleton, `disarm.skeleton_key`): Cyrillic dze (U+0455) reads as `s`."""
+    return skeleton_key(canonical(name))
+
+
+def confusable(name: str) -> bool:
+    """Whether `name` mixes writing systems (Latin `s` beside Cyrillic U+0455): a look-alike is refused."""
+    return is_mixed_script(canonical(name))
+
+
+class TokenRefused(Exception):  # noqa: N818  (a refusal, not a crash)
+    """A bearer token that says who it is for, but may not come in; the message says why."""
+
+    def __init__(self, message: str) -> None:
+        """Refuse a token, telling its holder `message`."""
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class User:
+    """An authenticated caller."""
+
+    identity: str
+    role: Role
+
+    @property
+    def roles(self) -> list[str]:
+        """The user's roles, supervisors counting as reviewers too."""
+        return ["reviewer", "supervisor"] if self.role == "supervisor" else [self.role]
+
+    @property
+    def is_staff(self) -> bool:
+        """Reviewers and supervisors may read threads they did not start."""
+        return self.role in {"reviewer", "supervisor"}
+
+    def may_decide(self, decider: Decider, owner: str | None) -> bool:
+        """Whether this user may answer an interrupt that `decider` must answer."""
+        if decider == "owner":
+            return owner is not None and self.identity == owner
+        return decider in self.roles
+
+
+class UserDirectory:
+    """Bearer token to user, parsed from `name:role:token` entries."""
+
+    def __init__(self, spec: str) -> None:
+        """Parse `spec`; a malformed entry or an unknown role fails start-up loudly.
+
+        Raises:
+            ValueError: naming the bad entry.
+        """
+        self._by_token: dict[str, User] = {}
+        seen: dict[str, str] = {}
+        for raw in filter(None, (entry.strip() for entry in spec.split(","))):
+            name, _, rest = raw.partition(":")
+            role, _, token = rest.partition(":")
+            if not (name and token) or role not in ROLES:
+                msg = f"HITL_USERS entry {raw.split(':')[0]!r} must be name:role:token with role in {ROLES}"
+                raise ValueError(msg)
+            if seen.setdefault(looks_like(name), name) != name or confusable(name):
+                msg = (
+                    f"HITL_USERS names {name!r}, which reads as {seen[looks_like(name)]!r} (or mixes "
+                    "scripts): give each person one name, written one way."
+                )
+                raise ValueError(msg)
+            self._by_token[token] = User(identity=name, role=role)  # type: ignore[arg-type]
+
+    def authenticate(self, token: str) -> User | None:
+        """The user holding `token`, if any."""
+        return self._by_token.get(token)
+
+    def users(self) -> list[User]:
+        """Every known user."""
+        return list(self._by_token.values())
+
+    def named(self, identity: str) -> User | None:
+        """The user called `identity` (compared in `canonical` form), if known."""
+        wanted = canonical(identity)
+        return next((u for u in self._by_token.values() if canonical(u.identity) == wanted), None)
+
+    def resembled_by(self, identity: str) -> User | None:
+        """The user whose name `identity` looks like (same TR39 skeleton), if any."""
+        wanted = looks_like(identity)
+        return next((u for u in self._by_token.values() if looks_like(u.identity) == wanted), None)
+
+
+def is_dev_token(token: str) -> bool:
+    """Whether `token` is one of the published development tokens."""
+    return token.startswith(DEV_TOKEN_PREFIX)
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether a request came from this machine (`request.client.host`)."""
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_dev_tokens(spec: str, *, dev_mode: bool) -> None:
+    """Refuse published `dev-*` tokens in `spec` (HITL_USERS) unless in dev mode.
+
+    Raises:
+        ValueError: naming HITL_USERS, the users concerned and how to fix it.
+    """
+    entries = filter(None, (e.strip() for e in spec.split(",")))
+    named = [entry.split(":", 1)[0] for entry in entries if is_dev_token(entry.split(":", 2)[-1])]
+    if named and not dev_mode:
+        msg = (
+            f"HITL_USERS gives {', '.join(named)} a published development token ({DEV_TOKEN_PREFIX}*), "
+            "and HITL_DEV_MODE is not true in the environment. Give each user a secret token in HITL_USERS "
+            "(e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`), or run `make dev` "
+            "(HITL_DEV_MODE=true, loopback only) for local development."
+        )
+        raise ValueError(msg)
+
+
+@lru_cache(maxsize=1)
+def directory() -> UserDirectory:
+    """The process's user directory, from the settings (dev tokens only in dev mode).
+
+    Raises:
+        ValueError: for a malformed HITL_USERS, or dev tokens outside dev mode.
+    """
+    from server.identity import oidc  # noqa: PLC0415  (server.identity.oidc builds on this module's User)
+
+    settings = get_settings()
+    check_dev_tokens(settings.hitl_users, dev_mode=settings.hitl_dev_mode)
+    oidc.provider()  # a malformed HITL_OIDC_* configuration stops the start here too
+    return UserDirectory(settings.hitl_users)
+
+
+async def identify(token: str) -> User | None:
+    """The user behind a bearer token: a `HITL_USERS` token, else a JWT of the OIDC issuer.
+
+    Returns None for a token neither knows (or any token when OIDC is off and HITL_USERS lacks it).
+
+    An OIDC name is taken in `canonical` form (NFKC, case-folded, stripped), so its spellings
+    are one person; one that mixes scripts, or reads like a `HITL_USERS` name, is refused.
+
+    Raises:
+        TokenRefused: for a JWT the issuer did not sign, that expired, is for another audience,
+            maps to no role, or names (or looks like) a user that HITL_USERS already lists.
+    """
+    from server.identity import oidc  # noqa: PLC0415  (server.identity.oidc builds on this module's User)
+
+    static = directory().authenticate(token)
+    verifier = oidc.provider()
+    if static is not None or verifier is None or not oidc.looks_like_jwt(token):
+        return static
+    user = await verifier.verify(token)
+    if confusable(user.identity):
+        msg = f"The identity provider names you {user.identity!r}, which mixes writing systems."
+        raise TokenRefused(msg)
+    if (static := directory().resembled_by(user.identity)) is not None:
+        msg = (
+            f"The identity provider names you {user.identity!r}, which reads as {static.identity!r}, a name "
+            "HITL_USERS gives to a static user; names from the provider and from HITL_USERS must differ."
+        )
+        raise TokenRefused(msg)
+    return user

@@ -1,0 +1,287 @@
+"""Prometheus metrics of the humans in the loop: what waits, what was decided, how fast, what failed.
+
+Counted where each event happens (the watcher, notices, the audit records as they are written)
+into this process's own registry, served at `GET /hitl/metrics` to reviewers and supervisors.
+Each replica counts its own events; Prometheus scrapes every replica and sums. Not analytics
+over history (that is `server.insight.analytics`, from the audit trail).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from hitl.gate import timing
+from server.coordination.pending_index import INDEX, actions_of, rows_of
+from server.identity.users import SYSTEM_ACTOR
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Mapping
+
+    from prometheus_client.core import Metric
+
+    from hitl.contracts.shapes import AuditRecord
+    from server.coordination.pending_index import Entry
+    from server.decisions.checks import Pending
+
+F = TypeVar("F", bound="Callable[..., Any]")
+REGISTRY = CollectorRegistry()
+"""This process's metrics only (no default process collectors: the API process has its own)."""
+DECISIONS = frozenset({"approve", "edit", "reject", "respond"})
+"""The decisions a person (or the expiry, as `system`) takes on a pending approval."""
+LABEL_CHARS = 100
+DECISION_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 4 * 3600.0, 24 * 3600.0)
+GATE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+REQUESTED = Counter(
+    "hitl_approvals_requested",
+    "Approvals that started waiting (counted by the watcher's leader on its passes).",
+    ["agent", "tool", "required_role"],
+    registry=REGISTRY,
+)
+DECIDED = Counter(
+    "hitl_approvals_decided",
+    "Decisions accepted on pending approvals; role `system` is the expiry.",
+    ["agent", "tool", "decision", "role"],
+    registry=REGISTRY,
+)
+DECISION_SECONDS = Histogram(
+    "hitl_approval_decision_seconds",
+    "Time from the pause to the accepted decision, in seconds.",
+    ["agent", "tool"],
+    buckets=DECISION_BUCKETS,
+    registry=REGISTRY,
+)
+ESCALATED = Counter(
+    "hitl_approvals_escalated",
+    "Approvals escalated past their deadline.",
+    ["agent", "tool"],
+    registry=REGISTRY,
+)
+EXPIRED = Counter(
+    "hitl_approvals_expired",
+    "Approvals rejected by the watcher past their deadline.",
+    ["agent", "tool"],
+    registry=REGISTRY,
+)
+REFUSED = Counter(
+    "hitl_resumes_refused",
+    "Resumes the server refused, by HTTP status.",
+    ["status"],
+    registry=REGISTRY,
+)
+SLACK_UNVERIFIED = Counter(
+    "hitl_slack_unverified_requests",
+    "Requests to the Slack actions route refused before reading them: forged, stale or replayed.",
+    ["reason"],
+    registry=REGISTRY,
+)
+NOTICES = Counter(
+    "hitl_notices",
+    "Pause notices POSTed to HITL_NOTIFY_URL, by event and outcome (sent, failed).",
+    ["event", "outcome"],
+    registry=REGISTRY,
+)
+GATE_SECONDS = Histogram(
+    "hitl_gate_seconds",
+    "The approval gate's own time per pause and per resume, in seconds.",
+    ["phase"],
+    buckets=GATE_BUCKETS,
+    registry=REGISTRY,
+)
+
+REFUSAL_STATUSES = (
+    ("has no pending approval", "409"),
+    ("is already being answered", "409"),
+    ("try again when it pauses", "409"),
+    ("bytes; the limit is", "413"),
+    (" may not answer ", "403"),
+    (" may not edit ", "403"),
+    ("is refused: ", "403"),
+    ("Only a supervisor may", "403"),
+)
+"""The refusals `server.http.auth.gate_resume` records, by the status it answered with.
+
+An audit record keeps the refusal's message but not its status; every other refusal of that
+path is a 422 (a malformed or invalid answer).
+"""
+
+
+def label(value: object) -> str:
+    """A label value: text, at most `LABEL_CHARS` characters."""
+    return str(value or "")[:LABEL_CHARS]
+
+
+def role_of(record: Mapping[str, Any]) -> str:
+    """Who decided: `system` (the watcher) or the decider's own role (the last of their roles)."""
+    if record.get("reviewer") == SYSTEM_ACTOR:
+        return "system"
+    roles = record.get("roles")
+    return label(roles[-1]) if isinstance(roles, list) and roles else "unknown"
+
+
+def refusal_status(message: str) -> str:
+    """The HTTP status a refused resume was answered with, from its recorded message."""
+    return next((status for phrase, status in REFUSAL_STATUSES if phrase in message), "422")
+
+
+def observe(records: Iterable[AuditRecord]) -> None:
+    """Count the decisions and refusals among audit `records` as they are written.
+
+    Called from `server.records.audit.write`; never raises (metrics never break a decision).
+    """
+    for record in records:
+        try:
+            _observe(cast("Mapping[str, Any]", record))
+        except Exception:  # noqa: BLE001, S112  (a record metrics cannot read is skipped, not fatal)
+            continue
+
+
+def _observe(record: Mapping[str, Any]) -> None:
+    if record.get("outcome") == "refused" and record.get("decision") == "refused":
+        REFUSED.labels(status=refusal_status(str(record.get("refusal") or ""))).inc()
+        return
+    if record.get("outcome") != "accepted" or record.get("decision") not in DECISIONS:
+        return
+    agent, tool = label(record.get("agent")), label(record.get("tool"))
+    DECIDED.labels(agent=agent, tool=tool, decision=record["decision"], role=role_of(record)).inc()
+    PAUSES.decided(str(record.get("thread_id")), str(record.get("interrupt_id")), agent, tool)
+    paused = paused_at(str(record.get("thread_id")), str(record.get("interrupt_id")))
+    if paused is not None:
+        seconds = (datetime.fromisoformat(str(record["decided_at"])) - paused).total_seconds()
+        DECISION_SECONDS.labels(agent=agent, tool=tool).observe(max(0.0, seconds))
+
+
+def paused_at(thread_id: str, interrupt_id: str) -> datetime | None:
+    """When `interrupt_id` started waiting, as the inbox index saw its thread (None: not indexed)."""
+    entry = INDEX.entries.get(thread_id)
+    if entry is None or interrupt_id not in {p.id for p in entry.pending}:
+        return None
+    try:
+        return datetime.fromisoformat(str(entry.thread.get("updated_at")))
+    except ValueError:
+        return None
+
+
+class PauseCounter:
+    """Counts each approval once when it starts waiting, from the watcher leader's passes.
+
+    The first pass of a new leader only learns what already waits (another leader counted it);
+    a process that stops leading forgets, so a pause is counted by one process at a time. An
+    approval decided on the leader before its next pass is counted at its decision. Known gap:
+    one decided on another replica before the leader's next pass is not counted.
+    """
+
+    def __init__(self) -> None:
+        """Start knowing nothing."""
+        self.known: set[str] | None = None
+
+    def observe(self, entries: Iterable[Entry]) -> None:
+        """Count the interrupts in `entries` this counter has not seen waiting before."""
+        current: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            for row, _ in rows_of(entry.thread, entry.pending, entry.escalations):
+                current.setdefault(row["interrupt_id"], []).append(row)
+        if self.known is not None:
+            for interrupt_id in current.keys() - self.known:
+                for row in current[interrupt_id]:
+                    REQUESTED.labels(
+                        agent=label(row["agent"]), tool=label(row["tool"]), required_role=row["required_role"]
+                    ).inc()
+        self.known = set(current)
+
+    def decided(self, thread_id: str, interrupt_id: str, agent: str, tool: str) -> None:
+        """An approval was decided here: count it now if this leader has not seen it wait."""
+        if self.known is None or interrupt_id in self.known:
+            return
+        self.known.add(interrupt_id)
+        entry = INDEX.entries.get(thread_id)
+        roles = [
+            row["required_role"]
+            for row, _ in (rows_of(entry.thread, entry.pending, entry.escalations) if entry else [])
+            if row["interrupt_id"] == interrupt_id and row["tool"] == tool
+        ]
+        REQUESTED.labels(agent=agent, tool=tool, required_role=roles[0] if roles else "unknown").inc()
+
+    def forget(self) -> None:
+        """This process no longer leads: the next leading pass learns anew."""
+        self.known = None
+
+
+PAUSES = PauseCounter()
+
+
+def per_action(counter: Counter, pending: Pending) -> None:
+    """Count each action of `pending` (one per tool call of a batch) on `counter`, by agent and tool."""
+    for action in actions_of(pending):
+        counter.labels(agent=label(action["agent"]), tool=label(action["tool"])).inc()
+
+
+def notice(event: str, *, sent: bool) -> None:
+    """A pause notice was delivered (`sent`) or given up on."""
+    NOTICES.labels(event=label(event), outcome="sent" if sent else "failed").inc()
+
+
+def timed(phase: str) -> Callable[[F], F]:
+    """Decorate a sync or async function to observe its duration as the gate's `phase` time."""
+    histogram = GATE_SECONDS.labels(phase=phase)
+
+    def decorate(function: F) -> F:
+        if inspect.iscoroutinefunction(function):
+
+            @functools.wraps(function)
+            async def timed_async(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
+                started = time.perf_counter()
+                try:
+                    return await function(*args, **kwargs)
+                finally:
+                    histogram.observe(time.perf_counter() - started)
+
+            return cast("F", timed_async)
+
+        @functools.wraps(function)
+        def timed_sync(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                histogram.observe(time.perf_counter() - started)
+
+        return cast("F", timed_sync)
+
+    return decorate
+
+
+class PendingCollector(Collector):
+    """`hitl_approvals_pending{tool, required_role}`: what waits now, read from the inbox index."""
+
+    def collect(self) -> Iterator[Metric]:
+        """One gauge sample per tool and required role."""
+        gauge = GaugeMetricFamily(
+            "hitl_approvals_pending",
+            "Approvals waiting now, by tool and the role that must decide.",
+            labels=["tool", "required_role"],
+        )
+        counts: dict[tuple[str, str], int] = {}
+        for row in list(INDEX.rows.values()):
+            key = (label(row.tool), max(row.deciders) if row.deciders else "unknown")
+            counts[key] = counts.get(key, 0) + 1
+        for (tool, role), count in sorted(counts.items()):
+            gauge.add_metric([tool, role], count)
+        yield gauge
+
+
+REGISTRY.register(PendingCollector())
+timing.listen(lambda phase, seconds: GATE_SECONDS.labels(phase=phase).observe(seconds))
+
+
+def exposition() -> bytes:
+    """Every metric of this process in the Prometheus text format."""
+    return generate_latest(REGISTRY)

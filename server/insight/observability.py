@@ -1,0 +1,76 @@
+"""The routes that show how the humans in the loop are doing: metrics, analytics, and who is asking.
+
+`GET /hitl/metrics` (Prometheus text) and `GET /analytics` are for reviewers and supervisors
+(a requester gets 403; no token, 401 from the server's auth). `GET /me` tells any signed-in
+client its own name and role, so the web app offers the dashboard only to those who may read it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from langgraph_sdk import get_client
+from prometheus_client import CONTENT_TYPE_LATEST
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from server.coordination.pending_index import INDEX
+from server.identity.access import as_server
+from server.identity.users import User
+from server.insight import analytics, metrics
+from server.records import history
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+
+
+def _caller(request: Request) -> User:
+    """The caller, as the server's auth resolved them (`enable_custom_route_auth`)."""
+    return User(identity=request.user.identity, role=request.user["role"])
+
+
+def _not_staff(user: User, what: str) -> JSONResponse | None:
+    if user.is_staff:
+        return None
+    return JSONResponse({"detail": f"{what} is for reviewers and supervisors."}, status_code=403)
+
+
+async def metrics_page(request: Request) -> Response:
+    """GET /hitl/metrics: this process's metrics, the pending gauge re-read from the inbox index."""
+    if refusal := _not_staff(_caller(request), "/hitl/metrics"):
+        return refusal
+    with as_server():
+        await INDEX.sync(get_client())
+    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def analytics_page(request: Request) -> JSONResponse:
+    """GET /analytics?since=&until=&agent=&tool=: decisions, timings and signals from the audit trail."""
+    if refusal := _not_staff(_caller(request), "/analytics"):
+        return refusal
+    try:
+        query = analytics.AnalyticsQuery.from_params(request.query_params, datetime.now(UTC))
+    except ValueError as error:
+        return JSONResponse({"detail": f"Bad analytics query: {error}"}, status_code=400)
+    client = get_client()
+    records = await history.all_records()
+    in_period, _ = analytics.decisions_of(records, {}, query)
+    wanted = {(d.thread_id, d.interrupt_id) for d in in_period}
+    paused = await history.pause_times(
+        client, [r for r in records if (r.get("thread_id"), r.get("interrupt_id")) in wanted]
+    )
+    return JSONResponse(analytics.summarise(records, paused, query))
+
+
+async def me(request: Request) -> JSONResponse:
+    """GET /me: the caller's name and role."""
+    user = _caller(request)
+    return JSONResponse({"identity": user.identity, "role": user.role})
+
+
+ROUTES: list[BaseRoute] = [
+    Route("/hitl/metrics", metrics_page, methods=["GET"]),
+    Route("/analytics", analytics_page, methods=["GET"]),
+    Route("/me", me, methods=["GET"]),
+]

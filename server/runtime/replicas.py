@@ -1,0 +1,207 @@
+"""`make serve-replicas N=2`: N replicas of the package on the local PostgreSQL and Redis.
+
+Each replica is `langhost serve` (the open `langgraph-runtime-pg` engine for the stock
+langgraph-api, from `.venv-replicas`) on its own loopback port, serving `langgraph.replicas.json`.
+They share one runtime database (threads, runs, checkpoints, Store, the run queue), one
+PostgreSQL business database (orders, refunds, claims, leases), one Redis, one workspace
+and one seal key, so any replica can answer any approval. The tests and the benchmarks start
+their replica sets here too. Not for production, where `deploy/` runs the same topology.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import psycopg
+from psycopg import sql
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGHOST = ROOT / ".venv-replicas" / "bin" / "langhost"
+CONFIG = ROOT / "langgraph.replicas.json"
+POSTGRES = "postgresql://postgres@127.0.0.1:5432"
+REDIS = "redis://127.0.0.1:6379"
+START_SECONDS = 120.0
+
+
+@dataclass
+class ReplicaSet:
+    """Where N replicas keep what they share, and the replicas once started."""
+
+    name: str
+    workdir: Path
+    postgres: str = POSTGRES
+    redis: str = REDIS
+    redis_db: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+
+    @property
+    def runtime_uri(self) -> str:
+        """The engine's database: threads, runs, checkpoints, Store, queue."""
+        return f"{self.postgres}/{self.name}_runtime"
+
+    @property
+    def business_url(self) -> str:
+        """The business database (SQLAlchemy URL): orders, refunds, claims, leases."""
+        return f"{self.postgres.replace('postgresql://', 'postgresql+psycopg://')}/{self.name}_business"
+
+    def environment(self) -> dict[str, str]:
+        """What every replica is started with: the shared parts, then `env`."""
+        seal = self.workdir / "seal.key"
+        if not seal.exists():
+            seal.parent.mkdir(parents=True, exist_ok=True)
+            seal.write_text(secrets.token_urlsafe(32))
+        return {
+            **os.environ,
+            "DATABASE_URI": self.runtime_uri,
+            "REDIS_URI": f"{self.redis}/{self.redis_db}",
+            "DATABASE_URL": self.business_url,
+            "HITL_SEAL_KEY": seal.read_text().strip(),
+            # One receipt signing key for every replica (the first one started makes it).
+            "HITL_RECEIPT_KEY_FILE": str(self.workdir / "receipt-keys" / "signing.pem"),
+            "WORKSPACE_DIR": str(self.workdir / "workspace"),
+            "LANGGRAPH_NO_VERSION_CHECK": "true",
+            "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+            # Each replica's engine pool: 4 replicas stay inside PostgreSQL's default 100 connections.
+            "PG_POOL_SIZE": "6",
+            "PG_MAX_OVERFLOW": "6",
+            # A replica that dies mid-run: another one re-runs its runs after 2 heartbeats (default 120 s).
+            "LG_BG_JOB_HEARTBEAT": "5",
+            **self.env,
+        }
+
+    def create_databases(self, *, fresh: bool = False) -> None:
+        """Create the two databases if missing (`fresh`: drop them first)."""
+        with psycopg.connect(f"{self.postgres}/postgres", autocommit=True) as conn:
+            for url in (self.runtime_uri, self.business_url):
+                database = make_url(url).database or ""
+                if fresh:
+                    conn.execute(
+                        sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+                    )
+                exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
+                if not exists:
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+
+    def start(self, count: int, ports: list[int] | None = None) -> list[str]:
+        """Start `count` more replicas (one at a time: the first migrates the schema); their URLs."""
+        env = self.environment()
+        started = []
+        for index in range(count):
+            port = ports[index] if ports else free_port()
+            number = len(self.processes) + 1
+            log = self.workdir / f"replica-{number}.log"
+            data = self.workdir / f"replica-{number}"
+            data.mkdir(parents=True, exist_ok=True)
+            with log.open("ab") as out:
+                process = subprocess.Popen(  # noqa: S603  (our own engine binary, fixed arguments)
+                    [
+                        str(LANGHOST),
+                        "serve",
+                        "--config",
+                        str(CONFIG),
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        str(port),
+                        "--n-jobs-per-worker",
+                        "10",
+                    ],
+                    cwd=ROOT,
+                    env={**env, "DATA_DIR": str(data)},
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            url = f"http://127.0.0.1:{port}"
+            self.processes.append(process)
+            self.urls.append(url)
+            wait_ready(url, process, log)
+            started.append(url)
+        return started
+
+    def stop(self, index: int | None = None, sig: int = signal.SIGTERM) -> None:
+        """Stop replica `index` (all by default) and its process group, by PID."""
+        for i, process in enumerate(self.processes):
+            if index is None or i == index:
+                stop(process, sig)
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait for `/ok`, or raise with the end of the replica's log."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            msg = f"replica {url} exited with {process.returncode}:\n{log.read_text()[-3000:]}"
+            raise RuntimeError(msg)
+        try:
+            if httpx.get(f"{url}/ok", timeout=1).status_code == httpx.codes.OK:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    stop(process)
+    msg = f"replica {url} did not answer /ok in {START_SECONDS:.0f} s:\n{log.read_text()[-3000:]}"
+    raise RuntimeError(msg)
+
+
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    """Stop one replica's process group by its PID (SIGKILL after 30 s)."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, sig)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+def _exit(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
+def main() -> None:
+    """Start N replicas on ports PORT, PORT+1, ... and serve until Ctrl-C."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", "--replicas", type=int, default=2)
+    parser.add_argument("--port", type=int, default=2024, help="the first replica's port")
+    parser.add_argument(
+        "--name", default="hitl", help="database name prefix (<name>_runtime, <name>_business)"
+    )
+    parser.add_argument("--workdir", type=Path, default=ROOT / "data" / "replicas")
+    args = parser.parse_args()
+    replicas = ReplicaSet(args.name, args.workdir.resolve())
+    replicas.create_databases()
+    signal.signal(signal.SIGTERM, _exit)  # like Ctrl-C: leave through `finally`, which stops the replicas
+    try:
+        urls = replicas.start(args.replicas, [args.port + i for i in range(args.replicas)])
+        print(f"{len(urls)} replicas on one PostgreSQL + Redis (logs in {args.workdir}):")  # noqa: T201
+        for url in urls:
+            print(f"  {url}   web app: {url}/app/")  # noqa: T201
+        while True:
+            signal.pause()
+    finally:
+        replicas.stop()
+
+
+if __name__ == "__main__":
+    main()

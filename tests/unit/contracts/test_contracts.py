@@ -1,0 +1,75 @@
+"""The published contracts: the checked-in JSON Schemas are what the code defines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hitl.contracts.forms import answer_of, register_form
+from hitl.contracts.shapes import FORMS_PATH, SCHEMA_PATH, contracts_schema, forms_schema
+from hitl.policy.served import load_graphs
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_published_schema_is_up_to_date():
+    """drift: `make schemas` output matches hitl/contracts/schemas/contracts.json (the web app's types)."""
+    assert json.loads(SCHEMA_PATH.read_text()) == contracts_schema()
+
+
+def test_the_served_agents_forms_are_published_and_up_to_date():
+    """drift: the forms langgraph.json's agents register match web/src/contracts/forms.json."""
+    load_graphs(ROOT / "langgraph.json")
+    assert json.loads((ROOT / FORMS_PATH).read_text()) == forms_schema()
+
+
+def test_every_contract_is_published():
+    """coverage: batched and per-call requests, the batched response, decisions and forms are all there."""
+    defs = contracts_schema()["$defs"]
+    for name in (
+        "BatchedApprovalRequest",
+        "BatchedResponse",
+        "ToolApprovalRequest",
+        "Decision",
+        "FormRequest",
+    ):
+        assert name in defs
+
+
+def test_the_forms_and_the_approval_request_are_published_with_their_answers():
+    """coverage: the demo's flight-booking form, request_approval and their answers, choices spelled out."""
+    load_graphs(ROOT / "langgraph.json")
+    forms = forms_schema()["$defs"]
+    assert forms["FlightBookingForm"]["properties"]["form"]["const"] == "flight-booking"
+    assert forms["FlightBookingAnswer"]["properties"]["seat_class"]["enum"] == [
+        "economy",
+        "premium",
+        "business",
+    ]
+    assert forms["FlightBookingAnswer"]["additionalProperties"] is False
+    defs = contracts_schema()["$defs"]
+    assert "FlightBookingForm" not in defs
+    assert defs["ApprovalRequest"]["properties"]["type"]["const"] == "approval_request"
+    assert defs["ApprovalAnswer"]["required"] == ["approved"]
+
+
+def test_a_form_is_known_by_the_name_it_was_registered_under():
+    """registry: a form's answer is found by name, None for a form nobody registered; no second model."""
+    from pydantic import BaseModel  # noqa: PLC0415
+
+    class Answer(BaseModel):
+        ok: bool
+
+    register_form("test-form", Answer)
+    register_form("test-form", Answer)
+    assert answer_of("test-form") is Answer
+    assert answer_of("no-such-form") is None
+    assert answer_of(["test-form"]) is None
+
+    class Other(BaseModel):
+        ok: bool
+
+    with pytest.raises(ValueError, match="registered already"):
+        register_form("test-form", Other)

@@ -1,0 +1,93 @@
+"""`hitl.contracts.published_schema`: a response model's JSON Schema, generated once and served inlined."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+import jsonschema_rs
+from pydantic import BaseModel, Discriminator, TypeAdapter, create_model
+
+from hitl.contracts.published_schema import PublishedSchema, inline_refs
+
+
+class Approve(BaseModel):
+    """An approval."""
+
+    type: Literal["approve"]
+
+
+class Args(BaseModel):
+    """A tool's arguments."""
+
+    amount: float
+    reason: str
+
+
+class Edit(BaseModel):
+    """An edit."""
+
+    type: Literal["edit"]
+    args: Args
+
+
+Decision = Annotated[Approve | Edit, Discriminator("type")]
+ANSWERS: list[Any] = [
+    {"decisions": [{"type": "approve"}]},
+    {"decisions": [{"type": "edit", "args": {"amount": 5, "reason": "late"}}]},
+    {"decisions": [{"type": "edit", "args": {"amount": "five"}}]},
+    {"decisions": [{"type": "respond"}]},
+    {"decisions": []},
+    {},
+]
+
+
+def response_model() -> type[PublishedSchema]:
+    return create_model("Response", __base__=PublishedSchema, decisions=(tuple[Decision], ...))
+
+
+def test_the_published_schema_accepts_exactly_what_pydantic_generates():
+    """same meaning: every answer is valid under the inlined schema iff under pydantic's own."""
+    model = response_model()
+    generated = TypeAdapter(model).json_schema()
+    model.publish(model)
+    published = TypeAdapter(model).json_schema()
+    assert "$defs" not in json.dumps(published)
+    assert "$ref" not in json.dumps(published)
+    for answer in ANSWERS:
+        assert jsonschema_rs.is_valid(published, answer) == jsonschema_rs.is_valid(generated, answer), answer
+
+
+def test_later_schemas_are_the_published_one_and_validation_is_unchanged():
+    """served as is: a copy of the published schema each time; the model still validates."""
+    model = response_model()
+    model.publish(model)
+    first, second = TypeAdapter(model).json_schema(), TypeAdapter(model).json_schema()
+    assert first == second == model.published_schema()
+    assert first is not second
+    assert TypeAdapter(model).validate_python({"decisions": [{"type": "approve"}]})
+
+
+def test_a_recursive_schema_keeps_pydantic_generation():
+    """recursion: a schema that refers to itself cannot be inlined, so nothing is published."""
+
+    class Node(BaseModel):
+        children: list[Node]
+
+    model = create_model("Tree", __base__=PublishedSchema, root=(Node, ...))
+    model.publish(model)
+    assert model.published_schema() is None
+    assert "$defs" in TypeAdapter(model).json_schema()
+
+
+def test_inline_refs_keeps_siblings_and_drops_the_mapping():
+    """inlining: a ref's sibling keywords stay; a discriminator keeps only its property name."""
+    schema = {
+        "$defs": {"A": {"properties": {"type": {"const": "a"}}}},
+        "oneOf": [{"$ref": "#/$defs/A", "description": "first"}],
+        "discriminator": {"propertyName": "type", "mapping": {"a": "#/$defs/A"}},
+    }
+    assert inline_refs(schema) == {
+        "oneOf": [{"properties": {"type": {"const": "a"}}, "description": "first"}],
+        "discriminator": {"propertyName": "type"},
+    }

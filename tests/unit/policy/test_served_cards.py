@@ -1,0 +1,68 @@
+"""Agents found from the graph itself: the card create_deep_agent files, and how the server reaches it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hitl
+from hitl.policy.served import card_of, load_graphs, run_by_roles
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_demo_graphs_carry_their_cards():
+    """langgraph.json's graphs, loaded as the server loads them: each has a card; ops is for staff."""
+    graphs = load_graphs(ROOT / "langgraph.json")
+    cards = {graph_id: card_of(graph) for graph_id, graph in graphs.items()}
+    assert all(cards.values()), cards
+    assert cards["ops"].run_by == frozenset({"reviewer", "supervisor"})
+    assert not cards["ops"].may_run({"requester"})
+    assert cards["support"].may_run({"requester"})
+    assert "issue_refund" in cards["support"].catalog.gates
+    assert cards["travel"].offline is not None
+
+
+def test_run_by_takes_known_roles_only():
+    """run_by: None is everyone; a role the server does not know, or none, fails at build time."""
+    assert run_by_roles(None) is None
+    assert run_by_roles("supervisor") == frozenset({"supervisor"})
+    with pytest.raises(ValueError, match="admin"):
+        run_by_roles(["admin"])
+    with pytest.raises(ValueError, match="no role"):
+        run_by_roles([])
+    with pytest.raises(ValueError, match="admin"):
+        hitl.create_deep_agent(tools=[], name="x", run_by=["admin"])
+
+
+def test_the_engine_still_keeps_its_graphs_where_the_server_reads_them():
+    """langgraph_api.graph.GRAPHS holds the served graphs by id (engine_compat.served_graph reads it).
+
+    Checked in a process set up as `langgraph dev` sets its own (in-memory runtime). If a
+    langgraph-api upgrade moves it, this fails here, and `served_graph` needs a new home.
+    """
+    script = (
+        "from langgraph_api import graph\n"
+        "from server import engine_compat\n"
+        "marker = object()\n"
+        "graph.GRAPHS['some-graph'] = marker\n"
+        "assert engine_compat.served_graph('some-graph') is marker\n"
+        "assert engine_compat.served_graph('no-such-graph') is None\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "DATABASE_URI": ":memory:", "REDIS_URI": "fake", "MIGRATIONS_PATH": "__inmem"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip() == "ok", done.stderr[-2000:]
+    assert card_of(object()) is None
