@@ -449,7 +449,7 @@ export interface FlightContext {
   price: number;
 }
 /**
- * A form a tool raises itself (`hitl.contracts.forms`), answered by interrupt id with the form's own answer.
+ * A form a tool raises itself, answered by interrupt id with the form's own answer (`forms`).
  *
  * `form` names it; the answer model registered under that name (`hitl.contracts.forms.register_form`)
  * is what the server checks an answer against. A client without a card of its own for the
