@@ -17,7 +17,7 @@ from server.identity import oidc, users
 from server.identity.oidc import KeySet, OidcVerifier
 from server.identity.users import TokenRefused, User, UserDirectory, canonical, identify
 from tests.oidc_issuer import Issuer
-from tests.unit.test_oidc import Clock, config_for
+from tests.unit.identity.test_oidc import Clock, config_for
 
 LOOK_ALIKES = ["Supervisor1", "supervisor1 ", "\u0455upervisor1", "supervisor\uff11", " SUPERVISOR1"]
 

@@ -47,7 +47,7 @@ def test_the_engine_still_keeps_its_graphs_where_the_server_reads_them():
     """
     script = (
         "from langgraph_api import graph\n"
-        "from server import engine_compat\n"
+        "from server.runtime import engine_compat\n"
         "marker = object()\n"
         "graph.GRAPHS['some-graph'] = marker\n"
         "assert engine_compat.served_graph('some-graph') is marker\n"
