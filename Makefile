@@ -90,7 +90,7 @@ lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's
 	cd $(WEB) && npx tsc -b
 
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
-	$(BIN)/python -m hitl.contracts.shapes
+	$(BIN)/python -m hitl.contracts.publish
 
 bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~23 min; BENCH_*= to resize)
 	$(BIN)/python -m bench

@@ -15,7 +15,7 @@ from services.sql import is_read_only
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hitl.contracts.shapes import DecisionType
+    from hitl.contracts.decisions import DecisionType
 
 
 SCHEMA_CHANGE = re.compile(r"\b(drop|truncate|alter)\b", re.IGNORECASE)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from agents.settings import DemoSettings
-    from hitl.contracts.shapes import Decider
+    from hitl.contracts.interrupts import Decider
     from hitl.policy.gates import Describer
     from services.registry import Services
 

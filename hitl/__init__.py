@@ -6,7 +6,8 @@ The public API, the part your agents and this template's later releases agree on
 - `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`;
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent;
 - `register_form`: a tool's own `interrupt()` form, checked by name;
-- `hitl.contracts.shapes`: the interrupt, decision, receipt and audit shapes (published as JSON Schema);
+- `hitl.contracts.interrupts`, `.decisions`, `.records` and `.run_context`: the interrupt, decision,
+  receipt, audit and run context shapes (published as JSON Schema by `hitl.contracts.publish`);
 - the server wiring a `langgraph.json` names: `server.http.auth:auth`, `server.http.app:app` and
   `server.runtime.checkpointer.durable_checkpointer`.
 Names are loaded on first use, so importing a part of `hitl` does not load Deep Agents.

@@ -19,7 +19,7 @@ from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SubAgent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.tools import BaseTool, tool
 
-from hitl.contracts.shapes import RunContext
+from hitl.contracts.run_context import RunContext
 from hitl.gate.gate import ApprovalGate
 from hitl.gate.malformed_calls import MalformedCallRetry
 from hitl.model.factory import make_model
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
     from langgraph.types import Checkpointer
 
-    from hitl.contracts.shapes import InterruptMode
+    from hitl.contracts.interrupts import InterruptMode
     from hitl.model.scripted.script import ScriptFn
     from hitl.policy.gates import Policy
     from hitl.policy.interrupt_on import InterruptOn

@@ -13,7 +13,8 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, Field
 
 from agents.settings import demo_settings
-from hitl.contracts.shapes import ApprovalAnswer, ApprovalRequest
+from hitl.contracts.decisions import ApprovalAnswer
+from hitl.contracts.interrupts import ApprovalRequest
 from hitl.gate.caller import requested_by
 from hitl.policy.deadlines import Deadline
 from tools.asking import asking_agent

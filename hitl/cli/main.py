@@ -29,7 +29,7 @@ from hitl.proof.verification import verify as check_thread
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient
 
-    from hitl.contracts.shapes import Decision
+    from hitl.contracts.decisions import Decision
 
 app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
 app.add_typer(scaffold.commands, name="new")

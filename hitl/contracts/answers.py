@@ -3,7 +3,8 @@
 The gate builds the `response_schema` it passes to `interrupt()` here, from the value it
 sends; the server derives the same contract from a pending value to check an answer before
 it is saved, on any engine, whether or not the engine reports `response_schema`. The shapes
-themselves live in `hitl.contracts.shapes` and `hitl.contracts.edits`; this module only chooses among them.
+themselves live in `hitl.contracts.interrupts`, `hitl.contracts.decisions` and `hitl.contracts.edits`;
+this module only chooses among them.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from pydantic import TypeAdapter, WrapValidator, create_model
 
+from hitl.contracts.decisions import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
 from hitl.contracts.published_schema import PublishedSchema
-from hitl.contracts.shapes import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.gate.langchain_hitl import as_sent
 from hitl.policy.gates import DECISION_TYPES
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from langchain_core.tools import BaseTool
 
-    from hitl.contracts.shapes import DecisionType
+    from hitl.contracts.decisions import DecisionType
 
 SHAPES_KEPT = 4096
 """Decision and response types (and their JSON Schemas) remembered, most recently used first."""

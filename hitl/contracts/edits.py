@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from langchain_core.tools import BaseTool
 
-    from hitl.contracts.shapes import DecisionType
+    from hitl.contracts.decisions import DecisionType
 
 NUL = "\x00"
 

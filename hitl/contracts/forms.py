@@ -1,9 +1,10 @@
 """Custom forms a tool raises with `interrupt()`, registered by name so the layer can check their answers.
 
 A tool asks a person to fill in a form: `interrupt(value, response_schema=Answer)`, its value
-`{"type": "form", "form": "<name>", "title": ..., "context": {...}}` (`hitl.contracts.shapes.FormRequest`).
+`{"type": "form", "form": "<name>", "title": ..., "context": {...}}`
+(`hitl.contracts.interrupts.FormRequest`).
 Registering the form (`register_form`, where the tool is defined) lets the server check an answer
-before it is saved, whatever the engine reports, and `python -m hitl.contracts.shapes` publish the
+before it is saved, whatever the engine reports, and `python -m hitl.contracts.publish` publish the
 form's value and answer types for clients. The layer knows no form by name.
 """
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from hitl.contracts.shapes import Decision
+    from hitl.contracts.decisions import Decision
 
 
 class ResumeError(ValueError):

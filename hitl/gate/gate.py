@@ -23,14 +23,16 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from hitl.contracts import answers
-from hitl.contracts.shapes import (
+from hitl.contracts.interrupts import (
     ActionRequest,
-    Allowance,
-    ApprovalReceipt,
     BatchedApprovalRequest,
     InterruptMode,
     ReviewConfig,
     ToolApprovalRequest,
+)
+from hitl.contracts.records import (  # noqa: TC001  (LangGraph reads the state's annotations at runtime)
+    Allowance,
+    ApprovalReceipt,
 )
 from hitl.gate import timing
 from hitl.gate.caller import Caller, current_caller, requested_by, thread_owner

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from langchain.agents.middleware.types import ToolCallRequest
 
-    from hitl.contracts.shapes import ApprovalReceipt
+    from hitl.contracts.records import ApprovalReceipt
 
 logger = logging.getLogger(__name__)
 AUDIT_NAMESPACE = "audit"

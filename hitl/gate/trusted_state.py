@@ -17,7 +17,7 @@ from hitl.proof.seal import is_sealed, seal, sealed, verify
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hitl.contracts.shapes import Allowance, ApprovalReceipt
+    from hitl.contracts.records import Allowance, ApprovalReceipt
 
 logger = logging.getLogger(__name__)
 

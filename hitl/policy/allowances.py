@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
     from langchain_core.messages import ToolCall
 
-    from hitl.contracts.shapes import Allowance, ArgBound
+    from hitl.contracts.decisions import ArgBound
+    from hitl.contracts.records import Allowance
     from hitl.policy.gates import ToolGate
 
 STATE_KEY = "approval_allowances"

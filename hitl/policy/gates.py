@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hitl.contracts.shapes import Decider, DecisionType
+    from hitl.contracts.decisions import DecisionType
+    from hitl.contracts.interrupts import Decider
     from hitl.policy.deadlines import Deadline
 
 ArgsPredicate = Callable[[Mapping[str, Any]], bool]

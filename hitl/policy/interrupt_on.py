@@ -18,14 +18,14 @@ from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolRuntime
 from langgraph.runtime import get_runtime
 
-from hitl.contracts.shapes import Decider
+from hitl.contracts.interrupts import Decider
 from hitl.policy.deadlines import Deadline
 from hitl.policy.gates import BUILTIN_TOOLS, ToolGate
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from hitl.contracts.shapes import DecisionType
+    from hitl.contracts.decisions import DecisionType
     from hitl.policy.gates import ArgsPredicate, Describer, Policy
 
 InterruptOnValue = bool | Mapping[str, Any] | ToolGate

@@ -1,6 +1,6 @@
 """Per-run policy overrides: check one against an agent's tools, say what it changes, apply it.
 
-A run passes `context={"policy": {...}}` (`hitl.contracts.shapes.PolicyOverride`). This module is
+A run passes `context={"policy": {...}}` (`hitl.contracts.run_context.PolicyOverride`). This module is
 pure: the server calls `parse` and `changes` before a run starts (and refuses or audits);
 the gate calls `effective_policy` on every gated decision. Who may loosen is the server's call.
 """
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
-from hitl.contracts.shapes import PolicyOverride
+from hitl.contracts.run_context import PolicyOverride
 from hitl.policy.gates import BUILTIN_TOOLS, ToolGate
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from hitl.contracts.shapes import DecisionType
+    from hitl.contracts.decisions import DecisionType
     from hitl.policy.gates import Policy
 
 NEW_GATE_DECISIONS: tuple[DecisionType, ...] = ("approve", "reject")

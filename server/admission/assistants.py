@@ -24,7 +24,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from hitl.contracts.shapes import AuditRecord
+from hitl.contracts.records import AuditRecord
 from hitl.policy.overrides import OverrideError, changes, parse
 from server.admission.allowlist import CONFIG_KEYS, check_metadata
 from server.admission.bodies import HeldAnswer, read_body, replaying

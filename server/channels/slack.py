@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 from langgraph_sdk import Auth, get_client
 from starlette.responses import JSONResponse, Response
 
-from hitl.contracts.shapes import AuditRecord
+from hitl.contracts.records import AuditRecord
 from hitl.settings import get_settings
 from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT

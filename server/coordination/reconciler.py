@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth
 
-from hitl.contracts.shapes import AuditRecord
+from hitl.contracts.records import AuditRecord
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import store

@@ -42,7 +42,7 @@ from server.records import audit, threads
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
-    from hitl.contracts.shapes import Decider
+    from hitl.contracts.interrupts import Decider
     from server.coordination.pending_index import Entry
     from server.decisions.checks import Pending
     from server.records.threads import Escalation

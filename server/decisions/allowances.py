@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langgraph_sdk import get_client
 from starlette.responses import JSONResponse
 
-from hitl.contracts.shapes import Allowance
+from hitl.contracts.records import Allowance
 from hitl.gate.trusted_state import seal_allowance, trusted_allowances
 from hitl.policy.allowances import STATE_KEY
 from server.decisions.checks import Pending, ResumeRefused
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from starlette.requests import Request
 
-    from hitl.contracts.shapes import Decider
+    from hitl.contracts.interrupts import Decider
     from server.decisions.checks import Accepted
 
 

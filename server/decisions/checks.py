@@ -20,7 +20,7 @@ from hitl.contracts import answers
 from hitl.contracts.edits import coerce_text_args, nul_free
 
 if TYPE_CHECKING:
-    from hitl.contracts.shapes import Decider
+    from hitl.contracts.interrupts import Decider
     from hitl.policy.overrides import PolicyCatalog
     from server.identity.users import User
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from sqlalchemy import Connection, Engine, Row
 
-    from hitl.contracts.shapes import Allowance, ApprovalReceipt, AuditRecord
+    from hitl.contracts.records import Allowance, ApprovalReceipt, AuditRecord
     from hitl.policy.overrides import PolicyCatalog
     from server.decisions.checks import Pending
     from server.identity.users import User

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
 
-from hitl.contracts.shapes import ApprovalReceipt
+from hitl.contracts.records import ApprovalReceipt
 from server.admission.overrides import catalog_of
 from server.decisions import store
 from server.identity.access import as_server

@@ -34,7 +34,7 @@ from server.runtime.checkpointer import shared_runtime
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from hitl.contracts.shapes import ApprovalReceipt
+    from hitl.contracts.records import ApprovalReceipt
 
 auth = Auth()
 

@@ -19,7 +19,7 @@ from disarm import is_mixed_script, skeleton_key
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
-    from hitl.contracts.shapes import Decider
+    from hitl.contracts.interrupts import Decider
 
 Role = Literal["requester", "reviewer", "supervisor"]
 ROLES: tuple[Role, ...] = get_args(Role)

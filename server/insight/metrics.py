@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from prometheus_client.core import Metric
 
-    from hitl.contracts.shapes import AuditRecord
+    from hitl.contracts.records import AuditRecord
     from server.coordination.pending_index import Entry
     from server.decisions.checks import Pending
 

@@ -13,13 +13,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from hitl.contracts.shapes import ApprovalReceipt, Approvals, AuditRecord
+from hitl.contracts.records import ApprovalReceipt, Approvals, AuditRecord
 from hitl.proof import audit_chain
 from server.insight import metrics
 from server.records import trail as trail_store
 
 if TYPE_CHECKING:
-    from hitl.contracts.shapes import Allowance
+    from hitl.contracts.records import Allowance
     from hitl.policy.overrides import Change
     from server.decisions.checks import Accepted, Pending
     from server.identity.users import User

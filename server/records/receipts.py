@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
     from starlette.requests import Request
 
-    from hitl.contracts.shapes import ApprovalReceipt
+    from hitl.contracts.records import ApprovalReceipt
     from hitl.policy.overrides import PolicyCatalog
     from server.identity.users import User
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from langgraph_sdk import get_client
 
-from hitl.contracts.shapes import Decider
+from hitl.contracts.interrupts import Decider
 from server.identity.access import as_server, is_not_found
 
 if TYPE_CHECKING:

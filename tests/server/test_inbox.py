@@ -6,7 +6,7 @@ import jsonschema_rs
 import pytest
 
 from agents.offline import phrases
-from hitl.contracts.shapes import contracts_schema
+from hitl.contracts.publish import contracts_schema
 from tests.server.helpers import APPROVE, decisions, refused, start
 
 pytestmark = pytest.mark.server

@@ -14,7 +14,7 @@ import jsonschema_rs
 import pytest
 
 from agents.offline import phrases
-from hitl.contracts.shapes import contracts_schema
+from hitl.contracts.publish import contracts_schema
 from hitl.policy import quorum
 from hitl.proof.receipt_check import RECEIPTS_KEY
 from hitl.proof.signed_receipts import check, signed_claims

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hitl.contracts.forms import answer_of, register_form
-from hitl.contracts.shapes import FORMS_PATH, SCHEMA_PATH, contracts_schema, forms_schema
+from hitl.contracts.publish import FORMS_PATH, SCHEMA_PATH, contracts_schema, forms_schema
 from hitl.policy.served import load_graphs
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -8,7 +8,7 @@ from agents import ops, support, travel
 from agents.ops_policy import ops_policy
 from agents.settings import DemoSettings
 from agents.support_policy import refund_specialist_policy, support_policy
-from hitl.contracts.shapes import contracts_schema
+from hitl.contracts.publish import contracts_schema
 from hitl.policy.overrides import OverrideError, changes, effective_policy, parse
 from hitl.policy.served import card_of
 

@@ -1,6 +1,6 @@
 /**
  * The shape of `GET /analytics` (server/insight/analytics.py `summarise`) and its one guard.
- * Written by hand: the summary is a server view, not a contract of hitl/contracts/shapes.py.
+ * Written by hand: the summary is a server view, not a contract of hitl/contracts/.
  */
 import { isRecord } from "../interrupts/guards";
 

@@ -1,0 +1,113 @@
+"""Publishes the layer's contracts as JSON Schema: `python -m hitl.contracts.publish` (`make schemas`).
+
+Writes `hitl/contracts/schemas/contracts.json`, every contract of `interrupts`, `decisions`,
+`records` and `run_context`, and `web/src/contracts/forms.json`, the forms the served agents
+register (`hitl.contracts.forms`); the web app's TypeScript types are generated from both. Not
+`published_schema`, which caches the schema of an interrupt's answer while the server runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from hitl.contracts.decisions import (
+    ApprovalAnswer,
+    ApproveAndAllowDecision,
+    BatchedResponse,
+    Decision,
+)
+from hitl.contracts.forms import registered
+from hitl.contracts.interrupts import (
+    ApprovalRequest,
+    BatchedApprovalRequest,
+    FormRequest,
+    ToolApprovalRequest,
+)
+from hitl.contracts.records import (
+    Allowance,
+    ApprovalReceipt,
+    AuditLog,
+    AuditRecord,
+    AuditVerification,
+    InboxItem,
+    InboxPage,
+)
+from hitl.contracts.run_context import PolicyOverride, RunContext
+
+PUBLISHED: dict[str, Any] = {
+    "BatchedApprovalRequest": BatchedApprovalRequest,
+    "BatchedResponse": BatchedResponse,
+    "ToolApprovalRequest": ToolApprovalRequest,
+    "Decision": Decision,
+    "FormRequest": FormRequest,
+    "ApprovalRequest": ApprovalRequest,
+    "ApprovalAnswer": ApprovalAnswer,
+    "ApprovalReceipt": ApprovalReceipt,
+    "AuditRecord": AuditRecord,
+    "AuditLog": AuditLog,
+    "AuditVerification": AuditVerification,
+    "InboxItem": InboxItem,
+    "InboxPage": InboxPage,
+    "ApproveAndAllowDecision": ApproveAndAllowDecision,
+    "Allowance": Allowance,
+    "PolicyOverride": PolicyOverride,
+    "RunContext": RunContext,
+}
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
+FORMS_PATH = Path("web") / "src" / "contracts" / "forms.json"
+"""Where `main` publishes the served agents' forms: the web app generates its types from both files."""
+
+
+def contracts_schema() -> dict[str, Any]:
+    """One JSON Schema document whose `$defs` hold every published contract of the layer."""
+    return _document("HitlContracts", PUBLISHED)
+
+
+def forms_schema() -> dict[str, Any]:
+    """The same for the forms the agents registered (`hitl.contracts.forms`): each form's value and answer."""
+    shapes: dict[str, Any] = {}
+    for form in registered():
+        if form.request is not None:
+            shapes[form.request.__name__] = form.request
+        shapes[form.answer.__name__] = form.answer
+    return _document("HitlForms", shapes)
+
+
+def _document(title: str, shapes: dict[str, Any]) -> dict[str, Any]:
+    definitions: dict[str, Any] = {}
+    for name, shape in shapes.items():
+        schema = TypeAdapter(shape).json_schema(ref_template="#/$defs/{model}")
+        definitions.update(schema.pop("$defs", {}))
+        definitions[name] = schema
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "object",
+        "properties": {name: {"$ref": f"#/$defs/{name}"} for name in shapes},
+        "$defs": definitions,
+    }
+
+
+def main() -> None:
+    """Publish the layer's contracts next to this module, and the served agents' forms for the web app.
+
+    Run by `make schemas` where `langgraph.json` is: its graphs are loaded as the server loads
+    them, so the forms their tools register are published too (`FORMS_PATH`).
+    """
+    from hitl.policy.served import load_graphs  # noqa: PLC0415  (loads the agents: only for publishing)
+
+    SCHEMA_PATH.parent.mkdir(exist_ok=True)
+    SCHEMA_PATH.write_text(json.dumps(contracts_schema(), indent=2, sort_keys=True) + "\n")
+    sys.stdout.write(f"wrote {SCHEMA_PATH}\n")
+    load_graphs(Path("langgraph.json"))
+    FORMS_PATH.write_text(json.dumps(forms_schema(), indent=2, sort_keys=True) + "\n")
+    sys.stdout.write(f"wrote {FORMS_PATH}\n")
+
+
+if __name__ == "__main__":
+    main()

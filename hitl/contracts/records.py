@@ -1,0 +1,168 @@
+"""What the server keeps of decisions and serves: receipts, the audit trail, the inbox, allowances.
+
+A receipt is a decision the server accepted (kept in the thread's state and signed); an audit
+record one line of a thread's trail; an inbox item one action a person may decide; an allowance
+a standing approval an approve granted. The bodies of `GET /inbox` and `GET /audit/...` too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from hitl.contracts.decisions import ArgBound  # noqa: TC001  (pydantic reads the annotations at runtime)
+from hitl.contracts.interrupts import Decider  # noqa: TC001  (as above)
+
+__all__ = [
+    "Allowance",
+    "ApprovalReceipt",
+    "Approvals",
+    "AuditHead",
+    "AuditLog",
+    "AuditRecord",
+    "AuditVerification",
+    "InboxItem",
+    "InboxPage",
+    "ReceiptVerdict",
+]
+
+
+class Approvals(TypedDict):
+    """A quorum's progress after one approve: complete when `approved_by` has `required` people."""
+
+    required: int
+    approved_by: list[str]
+
+
+class ApprovalReceipt(TypedDict):
+    """A decision the server accepted, kept in the thread's state (`approval_receipts`).
+
+    Not a chat message: the model never reads it; clients show resolved cards from it.
+    """
+
+    interrupt_id: str
+    tool_call_id: str
+    agent: str
+    tool: str
+    requested_args: dict[str, Any]
+    decision: str
+    final_args: dict[str, Any] | None
+    message: str | None
+    reviewer: str
+    roles: list[str]
+    decided_at: str
+    approvals: NotRequired[Approvals]
+    """On an approve or edit of a call that needs several approvers: the count so far (partial
+    while `approved_by` is shorter than `required`)."""
+    signed: NotRequired[str]
+    """The server's signature of this decision: a compact JWS (EdDSA) whose claims bind every field
+    here (args as SHA-256 digests), the policy revision and the audit chain's head; its keys are at
+    GET /.well-known/jwks.json (`hitl.proof.signed_receipts`). Absent on a tool's `failed` outcome."""
+
+
+class AuditRecord(ApprovalReceipt):
+    """One line of a thread's audit trail: an accepted decision or a refused attempt."""
+
+    thread_id: str
+    outcome: Literal["accepted", "refused", "failed"]
+    refusal: NotRequired[str]
+    prev_hash: NotRequired[str]
+    """SHA-256 of the thread's record before this one ('' for its first): the chain
+
+    (`hitl.proof.audit_chain`).
+    """
+    hash: NotRequired[str]
+    """SHA-256 of this record's canonical JSON, `prev_hash` included."""
+
+
+class InboxItem(TypedDict):
+    """One row of `GET /inbox`: one action a person may decide, in one pending interrupt."""
+
+    thread_id: str
+    interrupt_id: str
+    action_index: int
+    """The action's position in a batched interrupt (0 otherwise)."""
+    kind: str
+    """"batched", "tool_approval", "form", "approval_request", ..."""
+    agent: str | None
+    graph_id: str | None
+    tool: str | None
+    tool_call_id: str | None
+    args: dict[str, Any]
+    description: str
+    allowed_decisions: list[str]
+    required_role: Decider
+    owner: str | None
+    created_at: str
+    deadline: str | None
+    escalated: bool
+    approvals: NotRequired[Approvals]
+    """Present when several people must approve: how many, and who has so far."""
+    age_seconds: float
+
+
+class InboxPage(TypedDict):
+    """The body of `GET /inbox`: a page of rows, the cursor of the next one, and how many wait in all."""
+
+    items: list[InboxItem]
+    next_cursor: str | None
+    total: int
+
+
+class AuditHead(TypedDict):
+    """The last record of a thread's audit chain, as the server keeps it ('' before the first)."""
+
+    key: str
+    hash: str
+
+
+class AuditLog(TypedDict):
+    """The body of `GET /audit/{thread_id}`: the thread's records, oldest first, and the chain's head."""
+
+    records: list[AuditRecord]
+    head: NotRequired[AuditHead]
+
+
+class ReceiptVerdict(TypedDict):
+    """One signed receipt's verdict (`hitl.proof.verification`): `verified` when `problems` is empty."""
+
+    interrupt_id: str
+    tool_call_id: str
+    tool: str
+    decision: str
+    decided_at: str
+    verified: bool
+    problems: list[str]
+
+
+class AuditVerification(TypedDict):
+    """The body of `GET /audit/{thread_id}/verification`: each receipt's verdict, the chain's problems."""
+
+    thread_id: str
+    ok: bool
+    receipts: list[ReceiptVerdict]
+    trail_problems: list[str]
+    notes: list[str]
+
+
+class Allowance(TypedDict):
+    """A standing approval in a thread's state (`approval_allowances`, keyed by `id`).
+
+    Written by the server from an approve's `allow`; the gate lets a later call of `tool` by
+    `agent` in `thread_id` run without a pause when it is within `bounds`, is not always-review,
+    is one the granter could decide, and was not already waiting (`tool_call_ids`) at the grant.
+    """
+
+    id: str
+    thread_id: str
+    agent: str
+    tool: str
+    bounds: dict[str, ArgBound]
+    granted_by: str
+    granted_role: Decider
+    granted_at: str
+    interrupt_id: str
+    tool_call_ids: list[str]
+    revoked_by: NotRequired[str]
+    revoked_at: NotRequired[str]
