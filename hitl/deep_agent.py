@@ -21,8 +21,8 @@ from langchain_core.tools import BaseTool, tool
 
 from hitl.contracts.run_context import RunContext
 from hitl.gate.gate import ApprovalGate
-from hitl.gate.malformed_calls import MalformedCallRetry
 from hitl.model.factory import make_model
+from hitl.model.malformed_calls import MalformedCallRetry
 from hitl.model.scripted.chat import declare
 from hitl.policy.deadlines import Deadline
 from hitl.policy.interrupt_on import inherited, read_interrupt_on

@@ -4,20 +4,25 @@ Four keys steer the gate: each tool call's clearance (`hitl_cleared_calls`, writ
 gate when the call passed it), the server's receipts and allowances, and the run's checked
 policy. Each value carries a seal (`hitl.proof.seal`); the reducers here drop unsealed writes, and
 the gate checks seals again where it reads them, so a value that reaches state by any other
-path (an update, a `Send`, a fork) changes nothing.
+path (an update, a `Send`, a fork) changes nothing. `ApprovalState` declares them, with their reducers.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired, cast
 
+from langchain.agents.middleware.types import PrivateStateAttr
+
+from hitl.contracts.records import (  # noqa: TC001  (LangGraph reads the state's annotations at runtime)
+    Allowance,
+    ApprovalReceipt,
+)
+from hitl.gate.langchain_hitl import HumanInTheLoopState
 from hitl.proof.seal import is_sealed, seal, sealed, verify
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-    from hitl.contracts.records import Allowance, ApprovalReceipt
 
 logger = logging.getLogger(__name__)
 
@@ -120,3 +125,18 @@ def trusted_run_policy(recorded: object, thread_id: str | None) -> dict[str, Any
         return None
     override = recorded.get("override")
     return override if isinstance(override, dict) else None
+
+
+class ApprovalState(HumanInTheLoopState[Any]):
+    """The stock HITL state plus what the server and the run start record for the gate.
+
+    `approval_receipts` and `approval_allowances` are written by the server; `run_policy` is
+    the run's checked policy override, recorded by the agent's gate when the run starts;
+    `hitl_cleared_calls` holds the gate's clearance of each call of the last model turn.
+    Every one is sealed: an unsealed write is dropped by its reducer (above).
+    """
+
+    approval_receipts: NotRequired[Annotated[list[ApprovalReceipt], sealed_receipts]]
+    approval_allowances: NotRequired[Annotated[dict[str, Allowance], sealed_allowances]]
+    run_policy: NotRequired[Annotated[dict[str, Any], sealed_run_policy]]
+    hitl_cleared_calls: NotRequired[Annotated[dict[str, str], keep_clearances, PrivateStateAttr]]

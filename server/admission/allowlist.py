@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hitl.contracts.edits import NUL
-from hitl.gate.gate import RUN_POLICY_KEY
+from hitl.gate.run_start import RUN_POLICY_KEY
 from hitl.gate.trusted_state import CLEARANCES_KEY
 from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
 from server.decisions.checks import ResumeRefused

@@ -6,7 +6,7 @@ from langchain.agents.middleware import ModelResponse
 from langchain_core.messages import AIMessage
 from langchain_core.messages.tool import invalid_tool_call
 
-from hitl.gate.malformed_calls import MalformedCallRetry
+from hitl.model.malformed_calls import MalformedCallRetry
 
 GOOD = AIMessage("", tool_calls=[{"name": "issue_refund", "args": {"amount": 5}, "id": "c2"}])
 ERROR = (
