@@ -1,0 +1,141 @@
+"""What waits and what a run leaves: `hitl inbox`, `hitl show`, `hitl run`, and the report after each answer.
+
+Reads the server as every client does (`GET /inbox`, the thread and its state); the answers
+themselves are `decide`'s. A pending interrupt is read by its shape alone, whatever its agent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import httpx
+import typer
+from rich.table import Table
+
+from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
+from hitl.contracts.resume import pending_interrupts
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import SyncLangGraphClient
+
+
+def inbox(
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    agent: Annotated[str | None, typer.Option(help="Only this agent or subagent.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    limit: int = 50,
+    as_json: AsJson = False,
+) -> None:
+    """List the pending approvals you may decide, oldest first."""
+    client = connect(url, token)
+    params = {k: v for k, v in {"agent": agent, "tool": tool, "limit": limit}.items() if v is not None}
+    try:
+        page = client.http.get("/inbox", params=params)
+    except httpx.HTTPError as error:
+        server_error(error)
+    if emit(page, as_json):
+        return
+    table = Table(title=f"Inbox ({page['total']} waiting)")
+    table.add_column("thread", no_wrap=True, min_width=36)
+    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age"):
+        table.add_column(column, overflow="fold")
+    for item in page["items"]:
+        table.add_row(
+            item["thread_id"],
+            str(item["agent"]),
+            str(item["tool"]),
+            str(item["description"])[:60],
+            ",".join(item["allowed_decisions"]) or "form",
+            progress(item.get("approvals")) or "",
+            str(item["owner"]),
+            f"{item['age_seconds'] / 60:.0f} min",
+        )
+    out.print(table)
+    if page.get("next_cursor"):
+        out.print(f"more: {page['total'] - len(page['items'])} not shown (--limit, --agent, --tool)")
+
+
+def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
+    """Show a thread's pending approvals and the decisions already taken."""
+    client = connect(url, token)
+    try:
+        state = client.threads.get(thread)
+        values = client.threads.get_state(thread)["values"]
+        receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+    except httpx.HTTPError as error:
+        server_error(error)
+    pending = pending_interrupts(state)
+    if emit({"status": state["status"], "pending": pending, "receipts": receipts}, as_json):
+        return
+    out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
+    for interrupt in pending:
+        value = interrupt.get("value") or {}
+        configs = value.get("review_configs") or [value]
+        for index, action in enumerate(value.get("action_requests") or [value]):
+            what = action.get("name") or action.get("form") or action.get("action")
+            args = json.dumps(action.get("args") or action.get("context"))
+            config = configs[index] if index < len(configs) else {}
+            quorum = progress(
+                {"required": config.get("approvals_required"), "approved_by": config.get("approved_by")}
+            )
+            out.print(
+                f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants {what}  "
+                f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else "")
+            )
+    for receipt in receipts:
+        who = f"{receipt['reviewer']} at {receipt['decided_at']}"
+        quorum = progress(receipt.get("approvals"))
+        out.print(
+            f"  decided  {receipt['tool']}: {receipt['decision']} by {who}"
+            + (f" [{quorum}]" if quorum else "")
+        )
+
+
+def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
+    """Start a conversation with AGENT and wait until it finishes or first pauses."""
+    client = connect(url, token)
+    try:
+        thread = client.threads.create()
+        said: dict[str, Any] = {"messages": [{"role": "user", "content": message}]}
+        result = client.runs.wait(thread["thread_id"], agent, input=said)
+        state = client.threads.get(thread["thread_id"])
+    except httpx.HTTPError as error:
+        server_error(error)
+    if emit(
+        {"thread_id": thread["thread_id"], "status": state["status"], "pending": pending_interrupts(state)},
+        as_json,
+    ):
+        return
+    report(client, thread["thread_id"], result)
+
+
+def report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # noqa: ANN401
+    """What a thread does after a run or an answer: waits again (for what), or what the agent said."""
+    state = client.threads.get(thread)
+    waiting = pending_interrupts(state)
+    messages = (result or {}).get("messages") if isinstance(result, dict) else None
+    if waiting:
+        counts = [
+            f"{action.get('name')} {text}"
+            for interrupt in waiting
+            for action, config in zip(
+                (interrupt.get("value") or {}).get("action_requests") or [interrupt.get("value") or {}],
+                (interrupt.get("value") or {}).get("review_configs") or [interrupt.get("value") or {}],
+                strict=False,
+            )
+            if (
+                text := progress(
+                    {"required": config.get("approvals_required"), "approved_by": config.get("approved_by")}
+                )
+            )
+        ]
+        more = f"; {'; '.join(counts)}" if counts else ""
+        asked = sum(len((i.get("value") or {}).get("action_requests") or [None]) for i in waiting)
+        pending = f"{asked} approval{'' if asked == 1 else 's'} pending"
+        out.print(f"thread {thread} waits again: {pending}{more} (hitl show {thread})")
+    elif messages:
+        out.print(f"thread {thread}: {messages[-1].get('content')}")
+    else:
+        out.print(f"thread {thread}: {state['status']}")

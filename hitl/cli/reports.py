@@ -1,0 +1,127 @@
+"""What was decided, counted and checked: `hitl stats` (the server's analytics) and `hitl verify`.
+
+`verify` checks signed receipts against the JWKS and a thread's audit chain (`hitl.proof`),
+from the server, a saved export or one receipt file; the printing is `stats_view` and `verify_view`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path  # noqa: TC003  (typer reads the annotations at runtime)
+from typing import TYPE_CHECKING, Annotated, Any
+
+import httpx
+import typer
+
+from hitl.cli import stats_view, verify_view
+from hitl.cli.terminal import (
+    DEFAULT_URL,
+    AsJson,
+    Token,
+    Url,
+    connect,
+    emit,
+    fail,
+    json_object,
+    out,
+    server_error,
+)
+from hitl.proof.verification import Evidence
+from hitl.proof.verification import verify as check_thread
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import SyncLangGraphClient
+
+
+def stats(
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    since: Annotated[str | None, typer.Option(help="From: an ISO time or date, or 24h, 7d, 4w back.")] = None,
+    until: Annotated[str | None, typer.Option(help="Until (default now): as --since.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only this agent or subagent.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """How approvals were decided: counts, time to decision, rates, edits, reviewers, signals."""
+    client = connect(url, token)
+    filters = {"since": since, "until": until, "agent": agent, "tool": tool}
+    try:
+        summary = client.http.get("/analytics", params={k: v for k, v in filters.items() if v})
+    except httpx.HTTPError as error:
+        server_error(error)
+    if not emit(summary, as_json):
+        stats_view.render(summary, out)
+
+
+def verify(
+    thread: Annotated[
+        str | None, typer.Argument(help="The thread whose receipts and trail to check.")
+    ] = None,
+    receipt: Annotated[
+        Path | None, typer.Option(help="Check one receipt file instead (a JSON receipt or a bare JWS).")
+    ] = None,
+    offline: Annotated[
+        Path | None, typer.Option(help="Check an export written by --save, without the server.")
+    ] = None,
+    save: Annotated[Path | None, typer.Option(help="Also write what was checked here (JSON).")] = None,
+    jwks: Annotated[
+        Path | None, typer.Option(help="Public keys (JWKS JSON) you trust, instead of the server's.")
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = "",
+    as_json: AsJson = False,
+) -> None:
+    """Check signed receipts against the JWKS, and the audit chain; print what is wrong (exit 1)."""
+    keys = json_object(jwks.read_text(), "--jwks") if jwks else None
+    if receipt is not None:
+        try:
+            given = verify_view.read_receipt(receipt)
+        except (OSError, ValueError) as error:
+            fail(str(error))
+        problems, claims = verify_view.receipt_problems(given, keys or _public_keys(url))
+        if not emit({"ok": not problems, "problems": problems, "claims": claims}, as_json):
+            verify_view.render_receipt(problems, claims, out)
+        raise typer.Exit(1 if problems else 0)
+    if offline is not None:
+        try:
+            evidence = Evidence.from_json(json_object(offline.read_text(), str(offline)))
+        except (OSError, ValueError) as error:
+            fail(f"cannot read {offline}: {error}")
+    elif thread is not None:
+        evidence = _evidence(connect(url, token), thread, keys or _public_keys(url))
+    else:
+        fail("say what to verify: a thread, --receipt FILE or --offline FILE")
+    if keys is not None:
+        evidence = replace(evidence, jwks=keys)
+    if save is not None:
+        save.write_text(json.dumps(evidence.as_json(), indent=2, default=str) + "\n")
+    report = check_thread(evidence)
+    if not emit(report.as_json(), as_json):
+        verify_view.render(report, out)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def _public_keys(url: str) -> dict[str, Any]:
+    try:
+        answer = httpx.get(f"{url.rstrip('/')}/.well-known/jwks.json", timeout=30)
+        answer.raise_for_status()
+    except httpx.HTTPError as error:
+        server_error(error)
+    return dict(answer.json())
+
+
+def _evidence(client: SyncLangGraphClient, thread: str, keys: dict[str, Any]) -> Evidence:
+    try:
+        trail = client.http.get(f"/audit/{thread}")
+        values = client.threads.get_state(thread)["values"]
+    except httpx.HTTPError as error:
+        server_error(error)
+    receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+    return Evidence(
+        thread_id=thread,
+        jwks=keys,
+        records=list(trail["records"]),
+        head=trail.get("head"),
+        receipts=list(receipts),
+    )
