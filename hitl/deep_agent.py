@@ -9,23 +9,29 @@ custom gate is not inherited by it on its own. `build_deep_agent` builds agents 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from deepagents import AsyncSubAgent, CompiledSubAgent
 from deepagents import create_deep_agent as stock_create_deep_agent
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SubAgent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.tools import BaseTool, tool
 
 from hitl.contracts.run_context import RunContext
+from hitl.declared_subagents import (
+    AnyTool,
+    as_tools,
+    declared_subagent,
+    own_prefix,
+    refuse_gate_on_compiled,
+    refuse_stock_gates,
+)
 from hitl.gate.gate import ApprovalGate
 from hitl.model.factory import make_model
 from hitl.model.malformed_calls import MalformedCallRetry
 from hitl.model.scripted.chat import declare
 from hitl.policy.deadlines import Deadline
-from hitl.policy.interrupt_on import inherited, read_interrupt_on
+from hitl.policy.interrupt_on import read_interrupt_on
 from hitl.policy.overrides import PolicyCatalog
 from hitl.policy.served import AgentCard, file_card, run_by_roles
 from hitl.settings import get_settings
@@ -39,6 +45,7 @@ if TYPE_CHECKING:
     from langchain.agents.structured_output import ResponseFormat
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import SystemMessage
+    from langchain_core.tools import BaseTool
     from langgraph.cache.base import BaseCache
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.store.base import BaseStore
@@ -52,10 +59,7 @@ if TYPE_CHECKING:
 
 DEFAULT_AGENT_NAME = "agent"
 """What interrupts call an agent built without a `name`."""
-SUBAGENT_KEYS = (*SubAgent.__annotations__, "description_prefix")
-"""What a declarative subagent dict may hold: Deep Agents' `SubAgent` keys, and our `description_prefix`."""
 
-AnyTool = BaseTool | Callable[..., Any] | dict[str, Any]
 AnySubagent = SubAgent | CompiledSubAgent | AsyncSubAgent | Mapping[str, Any]
 
 
@@ -184,9 +188,9 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     settings = settings or get_settings()
     agent = name or DEFAULT_AGENT_NAME
     roles = run_by_roles(run_by)
-    own_tools = _as_tools(tools)
+    own_tools = as_tools(tools)
     policy = read_interrupt_on(interrupt_on, agent=agent)
-    _refuse_stock_gates(agent, middleware, permissions)
+    refuse_stock_gates(agent, middleware, permissions)
 
     def gate(
         of: str,
@@ -209,13 +213,13 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     specs: list[Any] = []
     for spec in subagents or ():
         if "graph_id" in spec or "runnable" in spec:
-            _refuse_gate_on_compiled(spec)
+            refuse_gate_on_compiled(spec)
             specs.append(spec)
             continue
-        sub_tools, sub_policy, processed = _declared_subagent(spec, own_tools, policy)
+        sub_tools, sub_policy, processed = declared_subagent(spec, own_tools, policy)
         processed["middleware"] = [
             *processed.get("middleware", ()),
-            gate(spec["name"], sub_tools, sub_policy, _prefix(spec)),
+            gate(spec["name"], sub_tools, sub_policy, own_prefix(spec)),
             MalformedCallRetry(),
         ]
         declared.append((sub_tools, sub_policy))
@@ -261,89 +265,3 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     )
     file_card(graph, AgentCard(name=agent, catalog=catalog, run_by=roles, offline=offline))
     return graph
-
-
-def _as_tools(tools: Sequence[AnyTool] | None) -> list[BaseTool]:
-    """The tools our gate checks and runs; a plain function becomes a tool as Deep Agents would make it.
-
-    Provider-side tools (dicts) run at the provider, never through a gate: they are passed on apart.
-    """
-    return [t if isinstance(t, BaseTool) else tool(t) for t in tools or () if not isinstance(t, dict)]
-
-
-def _declared_subagent(
-    spec: Mapping[str, Any], parent_tools: list[BaseTool], parent_policy: Policy
-) -> tuple[list[BaseTool], Policy, dict[str, Any]]:
-    """A declarative subagent's tools, its policy (its own or the parent's) and the dict Deep Agents gets.
-
-    Raises:
-        ValueError: a key Deep Agents' `SubAgent` does not have (nor our `description_prefix`).
-    """
-    name = spec.get("name", "?")
-    unknown = sorted(str(k) for k in spec if k not in SUBAGENT_KEYS)
-    if unknown:
-        msg = (
-            f"subagent {name!r} has unknown key{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(map(repr, unknown))}; accepted keys are {', '.join(SUBAGENT_KEYS)}"
-        )
-        raise ValueError(msg)
-    _refuse_stock_gates(name, spec.get("middleware", ()), spec.get("permissions"))
-    tools = _as_tools(spec["tools"]) if "tools" in spec else parent_tools
-    if "interrupt_on" in spec:
-        policy = read_interrupt_on(spec["interrupt_on"], agent=name)
-    else:
-        policy = inherited(parent_policy, (t.name for t in tools))
-    processed = {k: v for k, v in spec.items() if k not in {"interrupt_on", "description_prefix"}}
-    processed["tools"] = [*tools, *(t for t in spec.get("tools", ()) if isinstance(t, dict))]
-    return tools, policy, processed
-
-
-def _prefix(spec: Mapping[str, Any]) -> str | None:
-    """A subagent dict's own `description_prefix`, if any.
-
-    Raises:
-        ValueError: it is not a string.
-    """
-    prefix = spec.get("description_prefix")
-    if prefix is None or isinstance(prefix, str):
-        return prefix
-    msg = f"subagent {spec.get('name', '?')!r}: description_prefix must be a string (got {prefix!r})"
-    raise ValueError(msg)
-
-
-def _refuse_stock_gates(
-    agent: str,
-    middleware: Sequence[AgentMiddleware[Any, Any, Any]],
-    permissions: Sequence[FilesystemPermission] | None,
-) -> None:
-    """Refuse what would pause calls beside our gate: stock HITL middleware, interrupting permissions.
-
-    Raises:
-        ValueError: naming the agent and what to declare instead.
-    """
-    if any(isinstance(m, HumanInTheLoopMiddleware) for m in middleware):
-        msg = (
-            f"{agent!r}: a HumanInTheLoopMiddleware in middleware= would gate beside hitl's own gate; "
-            "declare its tools in interrupt_on instead"
-        )
-        raise ValueError(msg)
-    if any(p.mode == "interrupt" for p in permissions or ()):
-        msg = (
-            f"{agent!r}: filesystem permissions with mode='interrupt' would pause through LangChain's "
-            "stock middleware; gate those file tools in interrupt_on instead"
-        )
-        raise ValueError(msg)
-
-
-def _refuse_gate_on_compiled(spec: Mapping[str, Any]) -> None:
-    """A compiled or remote subagent is gated inside its own graph; an `interrupt_on` here would do nothing.
-
-    Raises:
-        ValueError: the spec carries an `interrupt_on`.
-    """
-    if "interrupt_on" in spec:
-        msg = (
-            f"subagent {spec.get('name', '?')!r} is compiled or remote: its interrupt_on would not be "
-            "applied here; gate its tools inside its own graph"
-        )
-        raise ValueError(msg)
