@@ -1,8 +1,8 @@
 // Generates src/contracts/generated.ts, the app's only TypeScript copy of the HITL contracts.
-// Source: ../hitl/contracts/schemas/contracts.json (published by the Python side) and src/contracts/forms.json
-// (the forms the served agents register) when they exist; any definition neither publishes yet is
-// taken from the provisional src/contracts/contracts.json, and listed on stdout. With no published
-// file, the provisional copy alone is used.
+// Source: ../hitl/contracts/schemas/contracts.json and src/contracts/forms.json (the forms the served
+// agents register), both published by `make schemas` (python -m hitl.contracts.publish), when they
+// exist; any definition neither publishes yet is taken from the provisional src/contracts/contracts.json,
+// and listed on stdout. With no published file, the provisional copy alone is used.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
