@@ -2,6 +2,6 @@
 
 Claims on interrupts and run starts, the watcher's lease and its fenced acts, the pending index
 and its broadcast between replicas, the inbox read from it, the watcher (deadlines, notices),
-the reconciler (decisions whose run never finished) and the notice outbox. `storage` holds the
-layer's tables and opens its engine. Not for what a decision is (`server.decisions`).
+the reconciler (decisions whose run never finished) and the notice outbox, all on the layer's
+own tables (`server.runtime.storage`). Not for what a decision is (`server.decisions`).
 """

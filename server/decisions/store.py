@@ -23,11 +23,12 @@ from sqlalchemy import delete, func, select, update
 
 from hitl.gate.trusted_state import seal_allowance, seal_receipt
 from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
-from server.coordination import claims, storage
-from server.coordination.storage import decided_interrupts, decisions
+from server.coordination import claims
 from server.decisions.checks import INTERRUPT_ID, ResumeRefused
 from server.records import audit, trail
 from server.records.receipts import sign
+from server.runtime import storage
+from server.runtime.storage import decided_interrupts, decisions
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

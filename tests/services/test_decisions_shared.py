@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from hitl.proof import audit_chain
-from server.coordination import claims, storage
+from server.coordination import claims
 from server.decisions import store
 from server.decisions.checks import ResumeRefused
 from server.identity.users import User
 from server.records import trail
+from server.runtime import storage
 from services.database import connect
 from tests.services.test_races import together
 
