@@ -26,7 +26,8 @@ from server.coordination.pending_index import INDEX
 from server.decisions import allowances, store
 from server.decisions.checks import Pending, ResumeRefused, check_resume, edit_policy
 from server.identity.access import as_server, is_not_found, is_server
-from server.identity.users import ROLES, TokenRefused, User, directory, identify
+from server.identity.tokens import identify, token_of
+from server.identity.users import ROLES, TokenRefused, User, directory
 from server.insight import metrics
 from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime
@@ -53,33 +54,6 @@ async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -
             detail="Send Authorization: Bearer <token> (or x-api-key: <token>) with a known token.",
         )
     return {"identity": user.identity, "role": user.role, "permissions": user.roles}  # type: ignore[typeddict-unknown-key]
-
-
-def token_of(authorization: str | None, headers: dict[bytes, bytes]) -> str | None:
-    """The caller's token: `Authorization: Bearer <token>`, or `x-api-key: <token>`.
-
-    The one reader of a request's token: the auth handler, `server.http.app.TokenRequired` and the
-    middleware that check bodies (`server.admission.state_writes`, `server.admission.assistants`) all call
-    it, so no two of them can read a request as two different people. LangGraph's SDKs send
-    their `apiKey` as `x-api-key` (Agent Chat UI, LangGraph Studio): the same users and rules
-    apply. Both headers at once must carry the same token; an `Authorization` of any scheme
-    but Bearer (`Basic ...`) is refused rather than skipped.
-
-    Raises:
-        Auth.exceptions.HTTPException: 401 for another scheme, or two headers with different tokens.
-    """
-    scheme, _, bearer = (authorization or "").strip().partition(" ")
-    if authorization and authorization.strip() and scheme.lower() != "bearer":
-        raise Auth.exceptions.HTTPException(
-            status_code=401, detail="Authorization must be `Bearer <token>` (or send x-api-key: <token>)."
-        )
-    given = bearer.strip()
-    api_key = (headers.get(b"x-api-key") or b"").decode("latin-1").strip()
-    if given and api_key and given != api_key:
-        raise Auth.exceptions.HTTPException(
-            status_code=401, detail="Authorization and x-api-key carry different tokens; send one."
-        )
-    return given or api_key or None
 
 
 def caller(ctx: Auth.types.AuthContext) -> User:

@@ -15,7 +15,8 @@ import pytest
 from hitl.settings import get_settings
 from server.identity import oidc, users
 from server.identity.oidc import KeySet, OidcVerifier
-from server.identity.users import TokenRefused, User, UserDirectory, canonical, identify
+from server.identity.tokens import identify
+from server.identity.users import TokenRefused, User, UserDirectory, canonical
 from tests.oidc_issuer import Issuer
 from tests.unit.identity.test_oidc import Clock, config_for
 
