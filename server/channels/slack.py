@@ -11,14 +11,11 @@ counted (`UnverifiedRequests`). The message is then updated through the press's 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import Counter
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
 
 from langgraph_sdk import Auth, get_client
 from starlette.responses import JSONResponse, Response
@@ -26,7 +23,8 @@ from starlette.responses import JSONResponse, Response
 from hitl.contracts.shapes import AuditRecord
 from hitl.settings import get_settings
 from server.channels import slack_replies
-from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT
+from server.channels.slack_message import APPROVE, REJECT
+from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.coordination.pending_index import INDEX
 from server.coordination.watcher import expiry_answer
@@ -46,46 +44,6 @@ logger = logging.getLogger(__name__)
 CHANNEL_TRAIL = "slack-channel"
 """The audit trail of signed requests that name no thread (unreadable presses, threads gone)."""
 REFUSED_STATUS = {Verdict.FORGED: 401, Verdict.STALE: 401, Verdict.REPLAYED: 409}
-
-
-@dataclass(frozen=True)
-class Press:
-    """One button press, read from a signed payload."""
-
-    slack_user: str
-    decision: str
-    thread_id: str
-    interrupt_id: str
-    reason: str
-    response_url: str
-    message: dict[str, Any] | None
-
-    @classmethod
-    def read(cls, body: bytes) -> Press | None:
-        """The press in Slack's form-encoded `payload`, or None for anything else."""
-        try:
-            payload = json.loads(parse_qs(body.decode())["payload"][0])
-            action = payload["actions"][0]
-            target = json.loads(action["value"])
-            press = cls(
-                slack_user=str(payload["user"]["id"]),
-                decision=str(action["action_id"]),
-                thread_id=str(target["thread_id"]),
-                interrupt_id=str(target["interrupt_id"]),
-                reason=_reason(payload),
-                response_url=str(payload.get("response_url") or ""),
-                message=payload.get("message") if isinstance(payload.get("message"), dict) else None,
-            )
-        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError, RecursionError):
-            return None
-        return press if press.decision in {APPROVE, REJECT} else None
-
-
-def _reason(payload: dict[str, Any]) -> str:
-    """What the presser typed into the message's reason box, if anything."""
-    values = ((payload.get("state") or {}).get("values") or {}).get(REASON_BLOCK) or {}
-    typed = (values.get(REASON_INPUT) or {}).get("value")
-    return typed.strip()[:2000] if isinstance(typed, str) else ""
 
 
 def slack_users() -> dict[str, str]:

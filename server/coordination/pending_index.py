@@ -24,7 +24,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sortedcontainers import SortedList
 
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
-    from server.coordination.broadcast import Broadcast
     from server.identity.users import Decider
     from server.records.threads import Escalation
 
@@ -47,6 +46,16 @@ SERVER_VIEW = User(identity="system", role="supervisor")
 FIELDS = ["thread_id", "updated_at", "metadata", "interrupts", "status"]
 RowKey = tuple[str, str, str, int]
 """A row's place in the inbox: (created_at, thread_id, interrupt_id, action index)."""
+
+
+class Sharing(Protocol):
+    """Where this process's marks and escalations go to the other replicas (`broadcast.Broadcast`)."""
+
+    def mark(self, thread_id: str, at: datetime) -> None:
+        """Tell the others that `thread_id` changed at `at`."""
+
+    def escalate(self, escalation: Escalation) -> None:
+        """Tell the others of an escalation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +226,7 @@ class PendingIndex:
         self.seen_until = ""
         self.full_at = -self.FULL_EVERY_SECONDS
         self._lock = asyncio.Lock()
-        self.broadcast: Broadcast | None = None
+        self.broadcast: Sharing | None = None
         """Where this process's marks and escalations go to the other replicas
 
         (`server.coordination.broadcast`).
