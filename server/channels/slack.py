@@ -3,7 +3,7 @@
 Slack sends no bearer token, so the request is taken only with Slack's signature, fresh and once
 (`server.channels.slack_signature`). The Slack member is mapped to a HITL user
 (`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
-goes through `server.http.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
+goes through `server.admission.runs.admit_run_as` (roles, separation of duties, quorum, claim, audit,
 receipts), then the server creates the run with the config that admission wrote. Refusals of
 signed presses change nothing and are audited; requests that fail the signature check are only
 counted (`UnverifiedRequests`). The message is then updated through the press's `response_url`.
@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 
 from hitl.contracts.shapes import AuditRecord
 from hitl.settings import get_settings
+from server.admission.runs import admit_run_as
 from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REJECT
 from server.channels.slack_press import Press
@@ -29,7 +30,6 @@ from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.coordination.pending_index import INDEX
 from server.coordination.watcher import expiry_answer
 from server.decisions.checks import Pending
-from server.http.auth import admit_run_as
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User, directory
 from server.insight import metrics
@@ -131,7 +131,7 @@ async def decide(press: Press, user: User) -> None:
 
 
 async def _audit_refusal(press: Press, user: User, why: str) -> None:
-    """Audit an admission refusal, unless `gate_resume` did already (its refusals are on the record).
+    """Audit an admission refusal, unless `pipeline.decide` did already (its refusals are on the record).
 
     Admission refuses some presses before the gate (a thread that is not theirs, a busy thread);
     the API leaves those to its HTTP answer, a channel keeps them on the trail.

@@ -5,7 +5,7 @@ decision whose run had its grace (`server.decisions.store.due`) it reads the thr
 is on it (left alone); interrupts no longer waiting mean the decision was applied (settled);
 still waiting means its run never came (its replica died, the database or Redis blinked) or
 failed, so the decision is sent again as its decider sent it, through the same admission
-(`server.http.auth.admit_run_as`: the re-send becomes the run that applies it, with the same
+(`server.admission.runs.admit_run_as`: the re-send becomes the run that applies it, with the same
 receipts), and the server starts that run. After `MAX_ATTEMPTS` it is given up: audited, and
 its interrupts answerable again. The tool's idempotency by tool call id stays the last guard.
 """
@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth
 
 from hitl.contracts.shapes import AuditRecord
+from server.admission.runs import admit_run_as
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import store
 from server.decisions.checks import Pending
-from server.http.auth import admit_run_as
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User
 from server.runtime.checkpointer import shared_runtime

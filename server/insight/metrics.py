@@ -107,7 +107,7 @@ REFUSAL_STATUSES = (
     ("is refused: ", "403"),
     ("Only a supervisor may", "403"),
 )
-"""The refusals `server.http.auth.gate_resume` records, by the status it answered with.
+"""The refusals `server.decisions.pipeline.decide` records, by the status it answered with.
 
 An audit record keeps the refusal's message but not its status; every other refusal of that
 path is a 422 (a malformed or invalid answer).
