@@ -18,7 +18,7 @@ from hitl.contracts.edits import NUL
 from hitl.gate.gate import RUN_POLICY_KEY
 from hitl.gate.trusted_state import CLEARANCES_KEY
 from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

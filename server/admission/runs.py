@@ -26,7 +26,7 @@ from server.admission.owners import owned_by, owner_of
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import pipeline
-from server.decisions.checks import Pending, ResumeRefused
+from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, is_not_found
 from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse
 from server.admission.allowlist import check_state_write
 from server.admission.bodies import HeldAnswer, replaying
 from server.decisions import withdrawals
-from server.decisions.checks import Pending, ResumeRefused
+from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, is_not_found
 from server.identity.tokens import identify, token_of
 from server.identity.users import TokenRefused

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from hitl.settings import Settings
     from server.coordination.leadership import Lease
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)

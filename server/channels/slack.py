@@ -29,7 +29,7 @@ from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.coordination.pending_index import INDEX
 from server.coordination.watcher import expiry_answer
-from server.decisions.checks import Pending
+from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User, directory
 from server.insight import metrics

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 APPROVE = "approve"
 REJECT = "reject"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.identity.users import User
     from server.records.threads import Escalation
 

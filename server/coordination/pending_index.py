@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sortedcontainers import SortedList
 
-from server.decisions.checks import Pending
+from server.decisions.pending import Pending
 from server.identity.users import User
 from server.records import threads
 

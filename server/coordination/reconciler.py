@@ -27,7 +27,8 @@ from server.admission.runs import admit_run_as
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import store
-from server.decisions.checks import Pending
+from server.decisions.decision import IDEMPOTENCY_HEADER
+from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User
 from server.runtime.checkpointer import shared_runtime
@@ -86,7 +87,7 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
     """Send the decision again as its decider did; the server starts the run admission prepared."""
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
-        configurable[store.IDEMPOTENCY_HEADER] = decision.idempotency_key
+        configurable[IDEMPOTENCY_HEADER] = decision.idempotency_key
     with as_server():
         assistant_id = decision.assistant_id or await _assistant_of(client, decision.thread_id)
     value: dict[str, Any] = {

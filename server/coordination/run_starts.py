@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 from server.identity.access import is_not_found
 from server.runtime import storage
 from server.runtime.storage import approval_claims

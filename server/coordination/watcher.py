@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from hitl.contracts.shapes import Decider
     from server.coordination.pending_index import Entry
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any
 from hitl.settings import get_settings
 from server.admission import overrides
 from server.decisions import allowances, store
-from server.decisions.checks import Pending, ResumeRefused, check_resume, edit_policy
+from server.decisions.checks import check_resume
+from server.decisions.decision import Replayed, Request, targets
+from server.decisions.edits import edit_policy
+from server.decisions.pending import Pending, ResumeRefused
 from server.insight import metrics
 from server.records import audit
 
@@ -56,7 +59,7 @@ async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
     catalog = await overrides.catalog_of(graph_id) if graph_id else None
     try:
         _no_rewrites(user, command)
-        request = store.Request.of(thread_id, user, command, run)
+        request = Request.of(thread_id, user, command, run)
         if (replayed := await _sent_again(request, pending, command)) is not None:
             return replayed
         accepted = await asyncio.to_thread(  # an edit's args check may read the business records
@@ -80,7 +83,7 @@ async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
             allowed=allowed,
             recorded_too=allowing,
         )
-    except store.Replayed as replayed:
+    except Replayed as replayed:
         raise ResumeRefused(replayed.status, replayed.message) from None
     except ResumeRefused as refusal:
         await audit.write([audit.refused(pending, command.get("resume"), user, thread_id, refusal.message)])
@@ -91,17 +94,17 @@ async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
 
 
 async def _sent_again(
-    request: store.Request, pending: list[Pending], command: dict[str, Any]
+    request: Request, pending: list[Pending], command: dict[str, Any]
 ) -> list[ApprovalReceipt] | None:
     """The receipts of the sender's own accepted decision this resume repeats, now applied by this run.
 
     None when it repeats no decision of theirs (the checks decide it). A repeat of a decision
-    already applied, or whose run may still appear (`store.GRACE_SECONDS`), is refused
-    (`store.Replayed`), and never recorded as a second decision.
+    already applied, or whose run may still appear (`GRACE_SECONDS`), is refused
+    (`Replayed`), and never recorded as a second decision.
     """
     found = await asyncio.to_thread(
         partial(store.holding, thread_id=request.thread_id),
-        store.targets(command.get("resume"), pending),
+        targets(command.get("resume"), pending),
     )
     mine = [d for d in found if d.sent_again_by(request)]
     if not mine and not pending:  # a bare answer after its interrupt was applied
@@ -113,13 +116,13 @@ async def _sent_again(
     still_open = {p.id for p in pending}
     if not still_open.intersection(decision.interrupt_ids) or decision.state == "applied":
         msg = f"Already applied: {decision.describe()}. Nothing was done again."
-        raise store.Replayed(409, msg)
+        raise Replayed(409, msg)
     if not await asyncio.to_thread(store.take_over, decision, request.run_id):
         msg = (
             f"This answer was already accepted ({decision.describe()}) and is being applied; "
             "nothing more to send."
         )
-        raise store.Replayed(409, msg)
+        raise Replayed(409, msg)
     _apply(command, decision.command)
     return decision.receipts
 

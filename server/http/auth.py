@@ -15,7 +15,7 @@ from langgraph_sdk import Auth
 from server.admission import allowlist
 from server.admission.owners import owned_by, person
 from server.admission.runs import admit_run_as, mark, refuse
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 from server.identity.access import is_server
 from server.identity.tokens import identify, token_of
 from server.identity.users import TokenRefused, User

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from hitl.contracts.shapes import AuditRecord
     from server.coordination.pending_index import Entry
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 F = TypeVar("F", bound="Callable[..., Any]")
 REGISTRY = CollectorRegistry()
