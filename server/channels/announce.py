@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from server.channels import email
 from server.channels.slack_message import pause_message
 from server.coordination import outbox
-from server.coordination.pending_index import rows_of
+from server.coordination.inbox_rows import rows_of
 
 if TYPE_CHECKING:
     from datetime import datetime

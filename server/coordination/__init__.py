@@ -1,7 +1,7 @@
 """What makes many replicas one server: shared rows in the layer's own storage, never one process's memory.
 
 Claims on interrupts and run starts, the watcher's lease and its fenced acts, the pending index
-and its broadcast between replicas, the inbox read from it, the watcher (deadlines, notices),
+(of `inbox_rows`) and its broadcast between replicas, the inbox read from it, the watcher (deadlines, notices),
 the reconciler (decisions whose run never finished) and the notice outbox, all on the layer's
 own tables (`server.runtime.storage`). Not for what a decision is (`server.decisions`).
 """

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from server.coordination.pending_index import INDEX, IndexedRow, RowKey, row_key, rows_of
+from server.coordination.inbox_rows import IndexedRow, RowKey, row_key, rows_of
+from server.coordination.pending_index import INDEX
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

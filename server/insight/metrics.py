@@ -19,7 +19,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hitl.gate import timing
-from server.coordination.pending_index import INDEX, actions_of, rows_of
+from server.coordination.inbox_rows import actions_of, rows_of
+from server.coordination.pending_index import INDEX
 from server.identity.users import SYSTEM_ACTOR
 
 if TYPE_CHECKING:
