@@ -20,8 +20,8 @@ from langgraph_sdk import Auth, get_client
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
-from server.admission.allowlist import check_state_write
 from server.admission.bodies import HeldAnswer, replaying
+from server.admission.messages import check_state_write
 from server.decisions import withdrawals
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, is_not_found
