@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.coordination.storage import SCHEMA_LOCK, open_database, schema_lock
+from server.runtime.storage import SCHEMA_LOCK, open_database, schema_lock
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection

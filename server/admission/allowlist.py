@@ -10,25 +10,17 @@ carry a tool call or gate-owned state. Pure: `server.http.auth` calls it with th
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hitl.contracts.edits import NUL
-from hitl.gate.run_start import RUN_POLICY_KEY
-from hitl.gate.trusted_state import CLEARANCES_KEY
-from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
-from server.decisions.checks import ResumeRefused
+from server.admission.messages import check_input, state_write, supervisor_only
+from server.decisions.pending import ResumeRefused
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from server.identity.users import User
 
-GATE_OWNED_KEYS = frozenset(
-    {"hitl_edited_tool_calls", "approval_receipts", ALLOWANCES_KEY, RUN_POLICY_KEY, CLEARANCES_KEY}
-)
-"""State keys only the server's and the gate's own code write."""
 
 RESERVED_METADATA = frozenset({"owner", "graph_id", "assistant_id", "escalations", "thread_id", "run_id"})
 """Metadata keys the server owns (besides every key starting with `hitl`)."""
@@ -59,12 +51,6 @@ SERVER_CONFIGURABLE = frozenset(
 FORK_KEYS = frozenset({"checkpoint_id", "checkpoint_ns", "checkpoint_map"})
 """`configurable` keys that start a run from another checkpoint (supervisors only)."""
 
-HUMAN_TYPES = frozenset({"human", "user"})
-SUPERVISOR_TYPES = HUMAN_TYPES | {"ai", "assistant", "system"}
-MESSAGE_KEYS = frozenset({"role", "type", "content", "id", "name", "additional_kwargs", "response_metadata"})
-"""Fields a client's message may carry (as `useStream` sends them); the extras must be empty."""
-EMPTY_FIELDS = ("additional_kwargs", "response_metadata")
-TEXT_BLOCK_KEYS = frozenset({"type", "text"})
 COMMAND_TAG = "Command"
 """The `lg_name` LangGraph JS's `new Command({resume})` serialises with (and `goto: []`): the same command."""
 STRATEGIES = frozenset({"reject", "enqueue"})
@@ -96,7 +82,7 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
     supervisor = user.role == "supervisor"
     rewrites: list[str] = []
     _metadata(value.get("metadata"), "metadata")
-    _input(kwargs.get("input"), supervisor=supervisor, max_bytes=max_input_bytes)
+    check_input(kwargs.get("input"), supervisor=supervisor, max_bytes=max_input_bytes)
     command = kwargs.get("command")
     resume = False
     if command is not None:
@@ -108,14 +94,14 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
     )
     for key in ("interrupt_before", "interrupt_after"):
         if kwargs.get(key):
-            _supervisor_only(supervisor, f"{key} (breakpoints)")
+            supervisor_only(supervisor, f"{key} (breakpoints)")
             rewrites.append(f"{key}={kwargs[key]}")
     if kwargs.get("webhook"):
-        _supervisor_only(supervisor, "a webhook")
+        supervisor_only(supervisor, "a webhook")
         rewrites.append("webhook")
     strategy = value.get("multitask_strategy") or "enqueue"
     if strategy not in STRATEGIES:
-        _supervisor_only(supervisor, f"multitask_strategy={strategy!r} (it cancels other runs)")
+        supervisor_only(supervisor, f"multitask_strategy={strategy!r} (it cancels other runs)")
         rewrites.append(f"multitask_strategy={strategy}")
     return Admitted(resume=resume, message_ids=_message_ids(kwargs), checkpoint=checkpoint, rewrites=rewrites)
 
@@ -135,7 +121,7 @@ def fork_of(named: Mapping[str, Any], head: str | None, *, supervisor: bool) -> 
         named.get("checkpoint_ns") or named.get("checkpoint_map")
     ):
         return None
-    _supervisor_only(supervisor, f"a run from another checkpoint ({', '.join(sorted(named))})")
+    supervisor_only(supervisor, f"a run from another checkpoint ({', '.join(sorted(named))})")
     return str(checkpoint_id) if checkpoint_id else None
 
 
@@ -165,14 +151,6 @@ def check_new_message_ids(ids: list[str], state: Mapping[str, Any]) -> None:
         raise ResumeRefused(422, f"Message id(s) {', '.join(taken)} name messages already in the thread.")
 
 
-def _supervisor_only(supervisor: bool, what: str) -> None:  # noqa: FBT001
-    if not supervisor:
-        raise ResumeRefused(
-            403,
-            f"Only a supervisor may send {what}. A run takes new messages, or a command with only a resume.",
-        )
-
-
 def check_metadata(metadata: object, where: str) -> None:
     """Refuse metadata that sets a key the server owns (403) or is not an object (422).
 
@@ -192,95 +170,6 @@ def _metadata(metadata: object, where: str) -> None:
         raise ResumeRefused(403, f"{where} may not set {', '.join(reserved)}: the server owns these keys.")
 
 
-def _input(given: object, *, supervisor: bool, max_bytes: int) -> None:
-    if given is None:
-        return
-    if not isinstance(given, dict):
-        raise ResumeRefused(422, 'input must be an object: {"messages": [...]}.')
-    size = len(json.dumps(given, default=str))
-    if size > max_bytes:
-        raise ResumeRefused(
-            413, f"The run's input is {size} bytes; the limit is {max_bytes} (MAX_INPUT_BYTES)."
-        )
-    _state_write(given, "input", supervisor=supervisor)
-
-
-def check_state_write(values: dict[str, Any]) -> None:
-    """A supervisor's direct state write: any key but the gate's, messages without tool calls.
-
-    Raises:
-        ResumeRefused: 422 naming what may not be written.
-    """
-    _state_write(values, "values", supervisor=True)
-
-
-def _state_write(values: dict[str, Any], where: str, *, supervisor: bool) -> None:
-    """Keys and messages of an input or update: messages only, human ones (a supervisor: no tool calls)."""
-    if owned := sorted(set(values) & GATE_OWNED_KEYS):
-        raise ResumeRefused(
-            422,
-            f"{where} may not set {', '.join(owned)}: the approval gate and the server write these. "
-            "Allowances come from an approve's `allow`; a run's policy override goes in "
-            'context={"policy": ...}.',
-        )
-    if others := sorted(k for k in values if k != "messages"):
-        _supervisor_only(supervisor, f"state keys other than messages in {where} ({', '.join(others)})")
-    messages = values.get("messages")
-    if messages is None:
-        return
-    for index, message in enumerate(messages if isinstance(messages, list) else [messages]):
-        _message(message, f"{where}.messages[{index}]", supervisor=supervisor)
-
-
-def _message(message: object, where: str, *, supervisor: bool) -> None:
-    if isinstance(message, str):
-        _text(message, where)
-        return
-    if not isinstance(message, dict):
-        raise ResumeRefused(422, f"{where} must be an object with a role and text content.")
-    kind = str(message.get("type") or message.get("role") or "")
-    if kind not in (SUPERVISOR_TYPES if supervisor else HUMAN_TYPES):
-        raise ResumeRefused(
-            403 if kind in SUPERVISOR_TYPES else 422,
-            f"{where} is a {kind or 'untyped'} message; a client sends human messages only "
-            "(no tool calls, tool results or other messages).",
-        )
-    if extra := sorted(set(message) - MESSAGE_KEYS):
-        raise ResumeRefused(
-            422,
-            f"{where} may hold only role/type, content, id and name (got {', '.join(extra)}): "
-            "no tool calls or other fields.",
-        )
-    if filled := [f for f in EMPTY_FIELDS if message.get(f)]:
-        raise ResumeRefused(422, f"{where}: {', '.join(filled)} must be empty (no tool calls or metadata).")
-    for field in ("id", "name"):
-        if message.get(field) is not None and not isinstance(message[field], str):
-            raise ResumeRefused(422, f"{where}.{field} must be text.")
-    _content(message.get("content"), where)
-
-
-def _content(content: object, where: str) -> None:
-    if isinstance(content, str):
-        _text(content, where)
-    elif isinstance(content, list):
-        for block in content:
-            if not (
-                isinstance(block, dict)
-                and block.get("type") == "text"
-                and not set(block) - TEXT_BLOCK_KEYS
-                and isinstance(block.get("text"), str)
-            ):
-                raise ResumeRefused(422, f"{where}: content blocks must be text blocks.")
-            _text(block["text"], where)
-    else:
-        raise ResumeRefused(422, f"{where}: content must be text.")
-
-
-def _text(text: str, where: str) -> None:
-    if NUL in text:
-        raise ResumeRefused(422, f"{where} must not contain a NUL byte.")
-
-
 def _command(command: object, *, supervisor: bool) -> tuple[bool, list[str]]:
     if not isinstance(command, dict):
         raise ResumeRefused(422, "command must be an object.")
@@ -293,14 +182,14 @@ def _command(command: object, *, supervisor: bool) -> tuple[bool, list[str]]:
         raise ResumeRefused(422, f"Unknown command field(s): {', '.join(unknown)}.")
     rewrites: list[str] = []
     if "update" in given:
-        _supervisor_only(supervisor, "command.update")
+        supervisor_only(supervisor, "command.update")
         update = given["update"]
         if not isinstance(update, dict):
             raise ResumeRefused(422, "command.update must be an object of state keys.")
-        _state_write(update, "command.update", supervisor=supervisor)
+        state_write(update, "command.update", supervisor=supervisor)
         rewrites.append(f"update of {', '.join(sorted(update))}")
     if "goto" in given:
-        _supervisor_only(supervisor, "command.goto")
+        supervisor_only(supervisor, "command.goto")
         goto = given["goto"]
         targets = goto if isinstance(goto, list) else [goto]
         if not all(isinstance(t, str) for t in targets):

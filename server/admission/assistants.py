@@ -29,10 +29,10 @@ from hitl.policy.overrides import OverrideError, changes, parse
 from server.admission.allowlist import CONFIG_KEYS, check_metadata
 from server.admission.bodies import HeldAnswer, read_body, replaying
 from server.admission.overrides import catalog_of
-from server.decisions.checks import ResumeRefused
-from server.http.auth import token_of
+from server.decisions.pending import ResumeRefused
 from server.identity.access import as_server, is_not_found
-from server.identity.users import TokenRefused, identify
+from server.identity.tokens import identify, token_of
+from server.identity.users import TokenRefused
 from server.records import audit
 
 if TYPE_CHECKING:

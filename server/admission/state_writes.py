@@ -20,13 +20,13 @@ from langgraph_sdk import Auth, get_client
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 
-from server.admission.allowlist import check_state_write
 from server.admission.bodies import HeldAnswer, replaying
+from server.admission.messages import check_state_write
 from server.decisions import withdrawals
-from server.decisions.checks import Pending, ResumeRefused
-from server.http.auth import token_of
+from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, is_not_found
-from server.identity.users import TokenRefused, identify
+from server.identity.tokens import identify, token_of
+from server.identity.users import TokenRefused
 from server.records import audit
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def _values(values: object) -> dict[str, Any]:
 
 
 async def _user(scope: Scope) -> User | None:
-    """The caller, from a `HITL_USERS` token or an OIDC JWT (`users.identify`); None if neither."""
+    """The caller, from a `HITL_USERS` token or an OIDC JWT (`tokens.identify`); None if neither."""
     try:
         token = token_of(Headers(scope=scope).get("authorization"), dict(scope.get("headers") or []))
         return await identify(token or "")

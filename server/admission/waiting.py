@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 
 def refusal(pending: list[Pending], owner: object) -> str:

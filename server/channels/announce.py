@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 from server.channels import email
 from server.channels.slack_message import pause_message
 from server.coordination import outbox
-from server.coordination.pending_index import rows_of
+from server.coordination.inbox_rows import rows_of
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from hitl.settings import Settings
     from server.coordination.leadership import Lease
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)

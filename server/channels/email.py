@@ -20,7 +20,7 @@ from server.identity.users import directory
 
 if TYPE_CHECKING:
     from hitl.settings import Settings
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.identity.users import User
 
 MAX_ARGS_CHARS = 4000

@@ -3,7 +3,7 @@
 Slack sends no bearer token, so the request is taken only with Slack's signature, fresh and once
 (`server.channels.slack_signature`). The Slack member is mapped to a HITL user
 (`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
-goes through `server.http.auth.admit_run_as` (roles, separation of duties, quorum, claim, audit,
+goes through `server.admission.runs.admit_run_as` (roles, separation of duties, quorum, claim, audit,
 receipts), then the server creates the run with the config that admission wrote. Refusals of
 signed presses change nothing and are audited; requests that fail the signature check are only
 counted (`UnverifiedRequests`). The message is then updated through the press's `response_url`.
@@ -11,27 +11,25 @@ counted (`UnverifiedRequests`). The message is then updated through the press's 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import Counter
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
 
 from langgraph_sdk import Auth, get_client
 from starlette.responses import JSONResponse, Response
 
 from hitl.contracts.records import AuditRecord
 from hitl.settings import get_settings
+from server.admission.runs import admit_run_as
 from server.channels import slack_replies
-from server.channels.slack_message import APPROVE, REASON_BLOCK, REASON_INPUT, REJECT
+from server.channels.slack_message import APPROVE, REJECT
+from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.coordination.pending_index import INDEX
 from server.coordination.watcher import expiry_answer
-from server.decisions.checks import Pending
-from server.http.auth import admit_run_as
+from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User, directory
 from server.insight import metrics
@@ -46,46 +44,6 @@ logger = logging.getLogger(__name__)
 CHANNEL_TRAIL = "slack-channel"
 """The audit trail of signed requests that name no thread (unreadable presses, threads gone)."""
 REFUSED_STATUS = {Verdict.FORGED: 401, Verdict.STALE: 401, Verdict.REPLAYED: 409}
-
-
-@dataclass(frozen=True)
-class Press:
-    """One button press, read from a signed payload."""
-
-    slack_user: str
-    decision: str
-    thread_id: str
-    interrupt_id: str
-    reason: str
-    response_url: str
-    message: dict[str, Any] | None
-
-    @classmethod
-    def read(cls, body: bytes) -> Press | None:
-        """The press in Slack's form-encoded `payload`, or None for anything else."""
-        try:
-            payload = json.loads(parse_qs(body.decode())["payload"][0])
-            action = payload["actions"][0]
-            target = json.loads(action["value"])
-            press = cls(
-                slack_user=str(payload["user"]["id"]),
-                decision=str(action["action_id"]),
-                thread_id=str(target["thread_id"]),
-                interrupt_id=str(target["interrupt_id"]),
-                reason=_reason(payload),
-                response_url=str(payload.get("response_url") or ""),
-                message=payload.get("message") if isinstance(payload.get("message"), dict) else None,
-            )
-        except (KeyError, IndexError, TypeError, ValueError, UnicodeDecodeError, RecursionError):
-            return None
-        return press if press.decision in {APPROVE, REJECT} else None
-
-
-def _reason(payload: dict[str, Any]) -> str:
-    """What the presser typed into the message's reason box, if anything."""
-    values = ((payload.get("state") or {}).get("values") or {}).get(REASON_BLOCK) or {}
-    typed = (values.get(REASON_INPUT) or {}).get("value")
-    return typed.strip()[:2000] if isinstance(typed, str) else ""
 
 
 def slack_users() -> dict[str, str]:
@@ -173,7 +131,7 @@ async def decide(press: Press, user: User) -> None:
 
 
 async def _audit_refusal(press: Press, user: User, why: str) -> None:
-    """Audit an admission refusal, unless `gate_resume` did already (its refusals are on the record).
+    """Audit an admission refusal, unless `pipeline.decide` did already (its refusals are on the record).
 
     Admission refuses some presses before the gate (a thread that is not theirs, a busy thread);
     the API leaves those to its HTTP answer, a channel keeps them on the trail.

@@ -1,6 +1,6 @@
 """Slack Block Kit messages for approvals: the one a pause posts, and what it becomes once pressed.
 
-Pure: built from the inbox rows of one interrupt (`server.coordination.pending_index.rows_of`). The buttons
+Pure: built from the inbox rows of one interrupt (`server.coordination.inbox_rows.rows_of`). The buttons
 carry only which thread and interrupt they answer; who pressed and whether they may decide is
 the server's to find out when the press arrives (`server.channels.slack`). Everything put into
 mrkdwn that a model, a tool call or a person wrote is escaped for it (`mrkdwn`, `code_block`):
@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 APPROVE = "approve"
 REJECT = "reject"

@@ -17,7 +17,7 @@ from server.channels import delivery
 from server.channels.slack_message import REJECT, mrkdwn, outcome_message
 
 if TYPE_CHECKING:
-    from server.channels.slack import Press
+    from server.channels.slack_press import Press
     from server.identity.users import User
 
 logger = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.coordination import storage
-from server.coordination.storage import approval_claims
+from server.runtime import storage
+from server.runtime.storage import approval_claims
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

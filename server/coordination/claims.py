@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.coordination.storage import decided_interrupts
+from server.runtime.storage import decided_interrupts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from server.coordination.pending_index import INDEX, IndexedRow, RowKey, row_key, rows_of
+from server.coordination.inbox_rows import IndexedRow, RowKey, row_key, rows_of
+from server.coordination.pending_index import INDEX
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from langgraph_sdk.client import LangGraphClient
 
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.identity.users import User
     from server.records.threads import Escalation
 

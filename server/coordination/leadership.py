@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import case, delete, exists, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.coordination import storage
-from server.coordination.storage import leases, watcher_acts
+from server.runtime import storage
+from server.runtime.storage import leases, watcher_acts
 
 if TYPE_CHECKING:
     from collections.abc import Callable

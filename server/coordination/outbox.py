@@ -28,9 +28,9 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server.channels import delivery
-from server.coordination import storage
-from server.coordination.storage import notice_outbox
 from server.insight import metrics
+from server.runtime import storage
+from server.runtime.storage import notice_outbox
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -5,7 +5,7 @@ decision whose run had its grace (`server.decisions.store.due`) it reads the thr
 is on it (left alone); interrupts no longer waiting mean the decision was applied (settled);
 still waiting means its run never came (its replica died, the database or Redis blinked) or
 failed, so the decision is sent again as its decider sent it, through the same admission
-(`server.http.auth.admit_run_as`: the re-send becomes the run that applies it, with the same
+(`server.admission.runs.admit_run_as`: the re-send becomes the run that applies it, with the same
 receipts), and the server starts that run. After `MAX_ATTEMPTS` it is given up: audited, and
 its interrupts answerable again. The tool's idempotency by tool call id stays the last guard.
 """
@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth
 
 from hitl.contracts.records import AuditRecord
+from server.admission.runs import admit_run_as
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import store
-from server.decisions.checks import Pending
-from server.http.auth import admit_run_as
+from server.decisions.decision import IDEMPOTENCY_HEADER
+from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User
 from server.runtime.checkpointer import shared_runtime
@@ -86,7 +87,7 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
     """Send the decision again as its decider did; the server starts the run admission prepared."""
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
-        configurable[store.IDEMPOTENCY_HEADER] = decision.idempotency_key
+        configurable[IDEMPOTENCY_HEADER] = decision.idempotency_key
     with as_server():
         assistant_id = decision.assistant_id or await _assistant_of(client, decision.thread_id)
     value: dict[str, Any] = {

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.coordination import storage
-from server.coordination.storage import approval_claims
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 from server.identity.access import is_not_found
+from server.runtime import storage
+from server.runtime.storage import approval_claims
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient

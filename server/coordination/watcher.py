@@ -6,7 +6,7 @@ threads (as the inbox does), applies accepted decisions whose run never finished
 POSTs a notice
 for approvals not yet announced, and for each
 approval past its deadline either escalates it (the next role up must decide; notice sent)
-or answers it as the `system` actor through `server.http.auth.gate_resume`, the same checked,
+or answers it as the `system` actor through `server.decisions.pipeline.decide`, the same checked,
 claimed and audited path a person's answer takes. A deadline that passed while the server
 was down is handled on the first pass after start. Escalations and the graph a thread resumes
 with are server records (`server.records.threads`), never thread metadata; each notice and escalation
@@ -33,7 +33,7 @@ from server.channels.announce import Announcer
 from server.coordination import inbox, outbox, reconciler
 from server.coordination.leadership import Lease
 from server.coordination.pending_index import INDEX
-from server.http.auth import gate_resume
+from server.decisions import pipeline
 from server.identity.access import as_server
 from server.identity.users import SYSTEM_ACTOR, User
 from server.insight import metrics
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from hitl.contracts.interrupts import Decider
     from server.coordination.pending_index import Entry
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ class Watcher:
         owner = owner if isinstance(owner, str) else None
         command: dict[str, Any] = {"resume": {pending.id: answer}}
         try:
-            await gate_resume(SYSTEM, thread_id, owner, [pending], command)
+            await pipeline.decide(SYSTEM, thread_id, owner, [pending], command)
         except Exception as refusal:  # noqa: BLE001  (a person answered first: nothing to do)
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse
 from hitl.contracts.records import Allowance
 from hitl.gate.trusted_state import seal_allowance, trusted_allowances
 from hitl.policy.allowances import STATE_KEY
-from server.decisions.checks import Pending, ResumeRefused
+from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server
 from server.identity.users import User
 from server.records import audit
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
     from hitl.contracts.interrupts import Decider
-    from server.decisions.checks import Accepted
+    from server.decisions.pending import Accepted
 
 
 def granted(thread_id: str, accepted: list[Accepted], pending: list[Pending], user: User) -> list[Allowance]:

@@ -9,110 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
 from hitl.contracts import answers
-from hitl.contracts.edits import coerce_text_args, nul_free
+from server.decisions.edits import EditPolicy, authorise_edit, coerce_edits, edits_of, no_nul
+from server.decisions.pending import Accepted, Pending, ResumeRefused
 
 if TYPE_CHECKING:
-    from hitl.contracts.interrupts import Decider
-    from hitl.policy.overrides import PolicyCatalog
     from server.identity.users import User
 
 INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")
 MAX_ERRORS_SHOWN = 3
-
-
-class ResumeRefused(Exception):  # noqa: N818  (a refusal, not a crash)
-    """A resume the server will not apply; nothing was saved."""
-
-    def __init__(self, status: int, message: str) -> None:
-        """Refuse with HTTP `status` and a message for the person who sent it."""
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Pending:
-    """One interrupt waiting on a thread, as the server reports it."""
-
-    id: str
-    value: Any
-    response_schema: dict[str, Any] | None = None
-    escalated_to: Decider | None = None
-
-    @classmethod
-    def from_thread(cls, thread: dict[str, Any]) -> list[Pending]:
-        """The interrupts a `threads.get` record lists.
-
-        Under `langgraph dev` that list can still hold per-call interrupts answered by an
-        earlier partial resume; use `from_state` where it must be exact.
-        """
-        return [
-            cls(id=i["id"], value=i.get("value"), response_schema=i.get("response_schema"))
-            for batch in (thread.get("interrupts") or {}).values()
-            for i in batch
-        ]
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any]) -> list[Pending]:
-        """Every interrupt still waiting in a thread's current state (`threads.get_state`)."""
-        found: dict[str, Pending] = {}
-        for task in state.get("tasks") or []:
-            for i in task.get("interrupts") or []:
-                found[i["id"]] = cls(
-                    id=i["id"], value=i.get("value"), response_schema=i.get("response_schema")
-                )
-        return list(found.values())
-
-    @property
-    def deciders(self) -> set[Decider]:
-        """Who must answer: every action of a batch counts; an escalation overrides them all."""
-        if self.escalated_to:
-            return {self.escalated_to}
-        value = self.value if isinstance(self.value, dict) else {}
-        if isinstance(value.get("review_configs"), list):
-            return {rc.get("required_role", "reviewer") for rc in value["review_configs"]}
-        if value.get("required_role"):
-            return {value["required_role"]}
-        return {"owner"} if value.get("type") == "form" else {"reviewer"}
-
-    def escalated(self, roles: Mapping[str, Decider]) -> Pending:
-        """This interrupt as the server's escalation records have it (`server.records.threads.roles`)."""
-        role = roles.get(self.id)
-        return replace(self, escalated_to=role) if role else self
-
-    @property
-    def deadline(self) -> str | None:
-        """When this approval expires (ISO), if its policy gave it a deadline."""
-        value = self.value if isinstance(self.value, dict) else {}
-        return value.get("deadline")
-
-    @property
-    def subject(self) -> str:
-        """What is being decided, in words: 'send_invoice', 'a form', ..."""
-        value = self.value if isinstance(self.value, dict) else {}
-        if isinstance(value.get("action_requests"), list):
-            return ", ".join(str(a.get("name")) for a in value["action_requests"])
-        return str(value.get("name") or value.get("form") or value.get("action") or "this approval")
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """An answer matched to the interrupt it answers."""
-
-    pending: Pending
-    answer: Any
-
-
-EditPolicy = Callable[[str, Mapping[str, Any], Mapping[str, Any]], str | None]
-"""(tool, requested args, edited args) -> who must decide the edited call, or a refusal in words."""
 
 
 def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which limits)
@@ -146,15 +56,15 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
                 403, f"{user.identity} ({user.role}) may not answer {item.pending.subject}: it needs {who}."
             )
     for item in answers:
-        _no_nul(item.answer)
-        _coerce_edits(item)
+        no_nul(item.answer)
+        coerce_edits(item)
         _validate(item)
     for item in answers:
         _not_self_approved(item, user)
         _not_approved_twice(item, user)
     for item in answers:
-        for name, requested, edited in _edits(item):
-            _authorise_edit(policy, user, owner, name, requested, edited)
+        for name, requested, edited in edits_of(item):
+            authorise_edit(policy, user, owner, name, requested, edited)
     return answers
 
 
@@ -232,112 +142,6 @@ def _four_eyes(config: object) -> bool:
     if not isinstance(config, dict):
         return False
     return not config.get("self_approval") and config.get("required_role") != "owner"
-
-
-def _coerce_edits(item: Accepted) -> None:
-    """Turn an edit's text values into the numbers and booleans its tool takes, in place.
-
-    The answer is the resume payload itself, so the coerced values are what the graph gets. An edit
-    spelled the LangGraph JS way alone (`editedAction`) gets the `edited_action` the graph reads.
-    """
-    value = item.pending.value if isinstance(item.pending.value, dict) else {}
-    for action, decision in _edit_pairs(item):
-        if "edited_action" not in decision and "editedAction" in decision:
-            decision["edited_action"] = decision["editedAction"]
-        tool = answers.tool_of(str(action.get("agent") or value.get("agent")), str(action.get("name")))
-        for key in ("edited_action", "editedAction"):
-            edited = decision.get(key)
-            if isinstance(edited, dict) and isinstance(edited.get("args"), dict):
-                edited["args"] = coerce_text_args(edited["args"], tool)
-
-
-def _no_nul(answer: object) -> None:
-    try:
-        nul_free(answer, "resume")
-    except ValueError as error:
-        raise ResumeRefused(422, str(error)) from None
-
-
-def _edit_pairs(item: Accepted) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(action, edit decision) for each edit in an answer to a batched or per-call tool approval."""
-    value = item.pending.value if isinstance(item.pending.value, dict) else {}
-    answer = item.answer if isinstance(item.answer, dict) else {}
-    decisions = answer.get("decisions")
-    if isinstance(value.get("action_requests"), list):  # read before the answer is checked: any shape
-        pairs = zip(value["action_requests"], decisions if isinstance(decisions, list) else [], strict=False)
-    elif value.get("type") == "tool_approval":
-        pairs = zip([value], [answer], strict=False)
-    else:
-        return []
-    return [
-        (action, decision)
-        for action, decision in pairs
-        if isinstance(action, dict) and isinstance(decision, dict) and decision.get("type") == "edit"
-    ]
-
-
-def _edits(item: Accepted) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """(tool, requested args, edited args) of each edit in an answer."""
-    edits = _edit_pairs(item)
-    for _, decision in edits:
-        if "editedAction" in decision and decision["editedAction"] != decision["edited_action"]:
-            raise ResumeRefused(
-                422, f"Edit of {item.pending.subject}: editedAction and edited_action differ; send one."
-            )
-    return [
-        (str(action.get("name")), dict(action.get("args") or {}), dict(decision["edited_action"]["args"]))
-        for action, decision in edits
-    ]
-
-
-def _authorise_edit(  # noqa: PLR0913, PLR0917  (who edits what, under which policy)
-    policy: EditPolicy | None,
-    user: User,
-    owner: str | None,
-    name: str,
-    requested: dict[str, Any],
-    edited: dict[str, Any],
-) -> None:
-    if policy is None:
-        return
-    needed = policy(name, requested, edited)
-    if needed is None:
-        return
-    if needed not in {"owner", "reviewer", "supervisor"}:
-        raise ResumeRefused(403, f"The edit of {name} is refused: {needed}")
-    if not user.may_decide(cast("Decider", needed), owner):
-        who = "the thread's owner" if needed == "owner" else f"a {needed}"
-        raise ResumeRefused(
-            403, f"{user.identity} ({user.role}) may not edit {name} to {edited}: that call needs {who}."
-        )
-
-
-def edit_policy(catalog: PolicyCatalog | None) -> EditPolicy | None:
-    """The edit check of an agent's gates: the strictest decider of the edited call, or a refusal.
-
-    A refusal (any text other than a role) names an argument the edit may not change. Edited
-    args the business records refuse (a gate's `check_args`: a refund above what was paid) raise
-    a 422 naming the argument; the check may read the business database, so run it off the loop.
-
-    Raises:
-        ResumeRefused: 422 from the returned check, for edited args a gate's `check_args` refuses.
-    """
-    if catalog is None:
-        return None
-    rank = {"reviewer": 1, "owner": 1, "supervisor": 2}
-
-    def check(name: str, requested: Mapping[str, Any], edited: Mapping[str, Any]) -> str | None:
-        gates = catalog.gates.get(name) or ()
-        for gate in gates:
-            if changed := sorted(a for a in gate.fixed_on_edit if edited.get(a) != requested.get(a)):
-                return f"an edit may not change {', '.join(changed)}."
-        for gate in gates:
-            if problem := gate.args_problem(edited):
-                raise ResumeRefused(422, f"The edit of {name} is refused: {problem}.")
-        roles = [gate.required_role(edited) for gate in gates]
-        return max(roles, key=lambda r: rank.get(r, 3)) if roles else None
-
-    return check
 
 
 def _match(resume: object, pending: list[Pending]) -> list[Accepted]:

@@ -23,7 +23,7 @@ from server.identity.access import as_server
 from server.records import threads
 
 if TYPE_CHECKING:
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
     from server.identity.users import User
 
 DECISION = "withdrawn"

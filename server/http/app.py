@@ -30,9 +30,10 @@ from server.channels.routes import SLACK_ACTIONS
 from server.coordination import broadcast
 from server.coordination.pending_index import INDEX
 from server.coordination.watcher import Watcher
-from server.http.auth import authenticate, token_of
+from server.http.auth import authenticate
 from server.http.routes import ROUTES
-from server.identity.users import directory, is_dev_token, is_loopback
+from server.identity.tokens import check_configuration, token_of
+from server.identity.users import is_dev_token, is_loopback
 from server.records import audit
 from server.runtime import engine_compat
 from server.runtime.recovery import recover_after_crash
@@ -142,7 +143,7 @@ def _passes_unchecked(scope: Scope) -> bool:
 @asynccontextmanager
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
-    directory()  # a malformed HITL_USERS, or dev tokens outside dev mode, stop the start here
+    check_configuration()  # a malformed HITL_USERS or HITL_OIDC_*, or dev tokens out of dev mode, stop it
     check_topology()
     audit.keep_graph_records()
     await recover_after_crash()

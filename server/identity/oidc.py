@@ -7,52 +7,27 @@ and role from configured claims. It is not a login flow: tokens come from the pr
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
-import json
 import logging
 import re
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-import httpx
 import jwt
 
 from hitl.settings import get_settings
+from server.identity.oidc_keys import ALGORITHMS, KeySet, check_url, public_key
 from server.identity.users import ROLES, SYSTEM_ACTOR, Role, TokenRefused, User, canonical
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
     from hitl.settings import Settings
 
 log = logging.getLogger(__name__)
 
-ALGORITHMS_BY_KEY_TYPE: Mapping[str, frozenset[str]] = {
-    "RSA": frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512"}),
-    "EC": frozenset({"ES256", "ES384", "ES512"}),
-    "OKP": frozenset({"EdDSA"}),
-}
-"""The only algorithms accepted, by the key type that signs them: `none` and HMAC never are."""
-ALGORITHMS = frozenset().union(*ALGORITHMS_BY_KEY_TYPE.values())
-CURVES: Mapping[str, frozenset[str]] = {
-    "ES256": frozenset({"P-256"}),
-    "ES384": frozenset({"P-384"}),
-    "ES512": frozenset({"P-521"}),
-    "EdDSA": frozenset({"Ed25519", "Ed448"}),
-}
 LEEWAY_SECONDS = 30
 """Clock skew allowed on `exp`, `nbf` and `iat`."""
-FETCH_TIMEOUT_SECONDS = 5.0
-MAX_DOCUMENT_BYTES = 256_000
-"""Largest key set or discovery document read from the issuer."""
-REFRESH_INTERVAL_SECONDS = 30.0
-"""At most one fetch of the key set this often, however many unknown `kid`s arrive."""
-KEYS_KEPT_SECONDS = 3_600.0
-"""The key set is fetched again after this long, so a key the issuer withdrew stops working."""
 MAX_NAME_LENGTH = 200
 TIME_CLAIMS = ("exp", "nbf", "iat")
 """Claims RFC 7519 says are NumericDate: a JSON number, never text."""
@@ -98,9 +73,9 @@ class OidcConfig:
             return None
         if not settings.hitl_oidc_audience:
             raise ValueError("HITL_OIDC_AUDIENCE is empty: set this server's client id or API identifier.")
-        _check_url("HITL_OIDC_ISSUER", settings.hitl_oidc_issuer)
+        check_url("HITL_OIDC_ISSUER", settings.hitl_oidc_issuer)
         if settings.hitl_oidc_jwks_url:
-            _check_url("HITL_OIDC_JWKS_URL", settings.hitl_oidc_jwks_url)
+            check_url("HITL_OIDC_JWKS_URL", settings.hitl_oidc_jwks_url)
         if not (settings.hitl_oidc_role_claim and settings.hitl_oidc_name_claim):
             raise ValueError("HITL_OIDC_ROLE_CLAIM and HITL_OIDC_NAME_CLAIM must name a claim.")
         return cls(
@@ -134,127 +109,13 @@ def parse_role_mapping(spec: str) -> dict[str, Role]:
     return mapping
 
 
-def _check_url(name: str, url: str) -> None:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.scheme == "https" and host:
-        return
-    loopback = host == "localhost" or _is_loopback_address(host)
-    if parts.scheme == "http" and loopback:
-        return
-    msg = f"{name} must be an https:// URL (http:// only on loopback), got {url!r}"
-    raise ValueError(msg)
-
-
-def _is_loopback_address(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-class KeySet:
-    """The issuer's signing keys by `kid`, fetched without blocking and cached.
-
-    An unknown `kid` triggers a fetch (the issuer rotated its keys), at most once per
-    `REFRESH_INTERVAL_SECONDS`; the set is also fetched again once `KEYS_KEPT_SECONDS` old.
-    A failed fetch keeps the keys already known.
-    """
-
-    def __init__(self, config: OidcConfig, clock: Callable[[], float] = time.monotonic) -> None:
-        """Keys of `config`'s issuer; `clock` is monotonic seconds."""
-        self._config = config
-        self._clock = clock
-        self._jwks_url = config.jwks_url
-        self._keys: dict[str, dict[str, Any]] = {}
-        self._fetched_at: float | None = None
-        self._tried_at: float | None = None
-        self._lock = asyncio.Lock()
-        self.fetches = 0
-        """How many times the key set was fetched (for tests and logs)."""
-
-    async def jwk(self, kid: str) -> dict[str, Any] | None:
-        """The published key named `kid`, after one refresh if it is unknown or the set is old."""
-        if kid not in self._keys or self._old():
-            async with self._lock:
-                if (kid not in self._keys or self._old()) and self._may_try():
-                    await self._refresh()
-        if self._fetched_at is None:  # the reason is in the server's log, not told to callers
-            raise TokenRefused("The identity provider's keys could not be read; try again shortly.")
-        return self._keys.get(kid)
-
-    def _old(self) -> bool:
-        return self._fetched_at is None or self._clock() - self._fetched_at > KEYS_KEPT_SECONDS
-
-    def _may_try(self) -> bool:
-        return self._tried_at is None or self._clock() - self._tried_at >= REFRESH_INTERVAL_SECONDS
-
-    async def _refresh(self) -> None:
-        self._tried_at = self._clock()
-        try:
-            if not self._jwks_url:
-                self._jwks_url = await self._discover()
-            keys = _key_list(await _fetch_json(self._jwks_url), self._jwks_url)
-        except (httpx.HTTPError, ValueError, TypeError) as error:
-            log.warning("OIDC: fetching the issuer's keys failed (known keys kept): %r", error)
-            return
-        self.fetches += 1
-        self._keys = {k["kid"]: k for k in keys if isinstance(k, dict) and isinstance(k.get("kid"), str)}
-        self._fetched_at = self._clock()
-
-    async def _discover(self) -> str:
-        issuer = self._config.issuer
-        document = await _fetch_json(f"{issuer.rstrip('/')}/.well-known/openid-configuration")
-        jwks_url = document.get("jwks_uri")
-        if document.get("issuer") != issuer or not isinstance(jwks_url, str):
-            msg = f"{issuer}'s discovery document names another issuer or no jwks_uri"
-            raise ValueError(msg)
-        _check_url("the issuer's jwks_uri", jwks_url)
-        return jwks_url
-
-
-async def _fetch_json(url: str) -> dict[str, Any]:
-    """GET a JSON object of at most `MAX_DOCUMENT_BYTES`, without blocking the event loop.
-
-    Raises:
-        httpx.HTTPError: when the issuer does not answer, or answers with an error.
-        ValueError: for an answer too big, or not a JSON object.
-    """
-    client = await asyncio.to_thread(_new_client)  # loading CA certificates reads files
-    body = bytearray()
-    async with client, client.stream("GET", url) as response:
-        response.raise_for_status()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > MAX_DOCUMENT_BYTES:
-                msg = f"{url} answered more than {MAX_DOCUMENT_BYTES} bytes"
-                raise ValueError(msg)
-    document = json.loads(body)
-    if not isinstance(document, dict):
-        msg = f"{url} did not answer a JSON object"
-        raise TypeError(msg)
-    return document
-
-
-def _key_list(document: Mapping[str, Any], url: str) -> list[Any]:
-    keys = document.get("keys")
-    if not isinstance(keys, list):
-        msg = f"{url} has no `keys` list"
-        raise TypeError(msg)
-    return keys
-
-
-def _new_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=False)
-
-
 class OidcVerifier:
     """Turns a JWT from the configured issuer into a `User`, or refuses it with a reason."""
 
     def __init__(self, config: OidcConfig, keys: KeySet | None = None) -> None:
         """Verify tokens against `config` (its issuer's keys, unless `keys` is given)."""
         self.config = config
-        self.keys = keys or KeySet(config)
+        self.keys = keys or KeySet(config.issuer, config.jwks_url)
 
     async def verify(self, token: str) -> User:
         """The user a valid token names, with the highest role its role claim maps to.
@@ -276,7 +137,7 @@ class OidcVerifier:
         if jwk is None:
             msg = f"This token's key {kid!r} is not among {self.config.issuer}'s published keys."
             raise TokenRefused(msg)
-        claims = self._claims(token, _public_key(jwk, alg))
+        claims = self._claims(token, public_key(jwk, alg))
         for name in TIME_CLAIMS:  # PyJWT takes "9999999999" for a number; the JWT spec does not
             if name in claims and (
                 isinstance(claims[name], bool) or not isinstance(claims[name], int | float)
@@ -354,27 +215,6 @@ def _claim(claims: Mapping[str, Any], path: str) -> object:
     for part in path.split("."):
         value = value.get(part) if isinstance(value, dict) else None
     return value
-
-
-def _public_key(jwk: Mapping[str, Any], alg: str) -> jwt.PyJWK:
-    """The published key `jwk` bound to `alg`, refused unless it is a signing key made for `alg`."""
-    kty, crv = jwk.get("kty"), jwk.get("crv")
-    fits = (
-        alg in ALGORITHMS_BY_KEY_TYPE.get(str(kty), frozenset())
-        and jwk.get("alg", alg) == alg
-        and jwk.get("use", "sig") == "sig"
-        and (alg not in CURVES or crv in CURVES[alg])
-    )
-    if not fits:
-        msg = (
-            f"This token's algorithm {alg} does not fit its key {jwk.get('kid')!r} ({kty} {jwk.get('alg')})."
-        )
-        raise TokenRefused(msg)
-    try:
-        return jwt.PyJWK(dict(jwk), algorithm=alg)
-    except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError) as error:
-        msg = f"The issuer's key {jwk.get('kid')!r} could not be read: {error}."
-        raise TokenRefused(msg) from None
 
 
 @lru_cache(maxsize=1)

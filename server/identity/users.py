@@ -161,40 +161,6 @@ def directory() -> UserDirectory:
     Raises:
         ValueError: for a malformed HITL_USERS, or dev tokens outside dev mode.
     """
-    from server.identity import oidc  # noqa: PLC0415  (server.identity.oidc builds on this module's User)
-
     settings = get_settings()
     check_dev_tokens(settings.hitl_users, dev_mode=settings.hitl_dev_mode)
-    oidc.provider()  # a malformed HITL_OIDC_* configuration stops the start here too
     return UserDirectory(settings.hitl_users)
-
-
-async def identify(token: str) -> User | None:
-    """The user behind a bearer token: a `HITL_USERS` token, else a JWT of the OIDC issuer.
-
-    Returns None for a token neither knows (or any token when OIDC is off and HITL_USERS lacks it).
-
-    An OIDC name is taken in `canonical` form (NFKC, case-folded, stripped), so its spellings
-    are one person; one that mixes scripts, or reads like a `HITL_USERS` name, is refused.
-
-    Raises:
-        TokenRefused: for a JWT the issuer did not sign, that expired, is for another audience,
-            maps to no role, or names (or looks like) a user that HITL_USERS already lists.
-    """
-    from server.identity import oidc  # noqa: PLC0415  (server.identity.oidc builds on this module's User)
-
-    static = directory().authenticate(token)
-    verifier = oidc.provider()
-    if static is not None or verifier is None or not oidc.looks_like_jwt(token):
-        return static
-    user = await verifier.verify(token)
-    if confusable(user.identity):
-        msg = f"The identity provider names you {user.identity!r}, which mixes writing systems."
-        raise TokenRefused(msg)
-    if (static := directory().resembled_by(user.identity)) is not None:
-        msg = (
-            f"The identity provider names you {user.identity!r}, which reads as {static.identity!r}, a name "
-            "HITL_USERS gives to a static user; names from the provider and from HITL_USERS must differ."
-        )
-        raise TokenRefused(msg)
-    return user

@@ -19,7 +19,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hitl.gate import timing
-from server.coordination.pending_index import INDEX, actions_of, rows_of
+from server.coordination.inbox_rows import actions_of, rows_of
+from server.coordination.pending_index import INDEX
 from server.identity.users import SYSTEM_ACTOR
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
     from hitl.contracts.records import AuditRecord
     from server.coordination.pending_index import Entry
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 F = TypeVar("F", bound="Callable[..., Any]")
 REGISTRY = CollectorRegistry()
@@ -107,7 +108,7 @@ REFUSAL_STATUSES = (
     ("is refused: ", "403"),
     ("Only a supervisor may", "403"),
 )
-"""The refusals `server.http.auth.gate_resume` records, by the status it answered with.
+"""The refusals `server.decisions.pipeline.decide` records, by the status it answered with.
 
 An audit record keeps the refusal's message but not its status; every other refusal of that
 path is a 422 (a malformed or invalid answer).

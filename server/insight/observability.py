@@ -19,6 +19,7 @@ from server.coordination.pending_index import INDEX
 from server.identity.access import as_server
 from server.identity.users import User
 from server.insight import analytics, metrics
+from server.insight.analytics_query import AnalyticsQuery
 from server.records import history
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ async def analytics_page(request: Request) -> JSONResponse:
     if refusal := _not_staff(_caller(request), "/analytics"):
         return refusal
     try:
-        query = analytics.AnalyticsQuery.from_params(request.query_params, datetime.now(UTC))
+        query = AnalyticsQuery.from_params(request.query_params, datetime.now(UTC))
     except ValueError as error:
         return JSONResponse({"detail": f"Bad analytics query: {error}"}, status_code=400)
     client = get_client()

@@ -21,7 +21,7 @@ from server.records import trail as trail_store
 if TYPE_CHECKING:
     from hitl.contracts.records import Allowance
     from hitl.policy.overrides import Change
-    from server.decisions.checks import Accepted, Pending
+    from server.decisions.pending import Accepted, Pending
     from server.identity.users import User
 
 NAMESPACE = "audit"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
-    from server.decisions.checks import Pending
+    from server.decisions.pending import Pending
 
 logger = logging.getLogger(__name__)
 

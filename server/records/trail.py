@@ -19,8 +19,8 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from hitl.proof import audit_chain
-from server.coordination import storage
-from server.coordination.storage import audit_heads, audit_records
+from server.runtime import storage
+from server.runtime.storage import audit_heads, audit_records
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -1,6 +1,8 @@
-"""The engine the package runs on: durable checkpoints, crash recovery, topology, engine workarounds.
+"""What the package runs on: the layer's storage, durable checkpoints, crash recovery, engine workarounds.
 
-Also the replica sets the tests and `make serve-replicas` start, and the port check of
-`make dev`. The only place that reads the engine's private names (`engine_compat`); each
-workaround has a test that fails once upstream fixes it. Not for requests.
+`storage` holds the approval layer's own tables and opens its engine; `checkpointer` and
+`recovery` keep `langgraph dev`'s pending approvals through a crash; `topology` refuses a
+replica set that could not agree; `engine_compat` is the only place that reads the engine's
+private names (each workaround with a test that fails once upstream fixes it); `replicas` and
+`port_check` start replica sets and `make dev`. Not for requests.
 """

@@ -30,8 +30,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from server.coordination.storage import decisions, leases, notice_outbox
 from server.runtime.replicas import ReplicaSet
+from server.runtime.storage import decisions, leases, notice_outbox
 from services.registry import Services
 from tests.conftest import add_order
 from tests.devserver import TEST_USERS, dev_users

@@ -15,7 +15,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.offline import phrases
-from server.insight.analytics import Thresholds
+from server.insight.analytics_query import Thresholds
 from tests.devserver import DEV_TOKENS, DevServer, serving
 from tests.server.helpers import APPROVE, decisions, refused, start
 

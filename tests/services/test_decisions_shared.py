@@ -18,11 +18,20 @@ from typing import TYPE_CHECKING
 import pytest
 
 from hitl.proof import audit_chain
-from server.coordination import claims, storage
+from server.coordination import claims
 from server.decisions import store
-from server.decisions.checks import ResumeRefused
+from server.decisions.decision import (
+    GRACE_SECONDS,
+    IDEMPOTENCY_HEADER,
+    MAX_KEY_CHARS,
+    Decision,
+    Replayed,
+    Request,
+)
+from server.decisions.pending import ResumeRefused
 from server.identity.users import User
 from server.records import trail
+from server.runtime import storage
 from services.database import connect
 from tests.services.test_races import together
 
@@ -36,7 +45,7 @@ RACER = """
 import json, random, sys, time
 from pathlib import Path
 from server.decisions import store
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 from services.database import connect
 from tests.services.test_decisions_shared import accept
 
@@ -77,16 +86,16 @@ def request(
 ):
     """`who`'s resume approving (or `answer`ing) `interrupt_ids`, as the auth handler reads it."""
     command = {"resume": {i: {"decisions": [{"type": answer}]} for i in interrupt_ids}}
-    config = {"configurable": {store.IDEMPOTENCY_HEADER: key}} if key else {}
+    config = {"configurable": {IDEMPOTENCY_HEADER: key}} if key else {}
     run = {
         "run_id": str(uuid.uuid4()),
         "assistant_id": "support",
         "kwargs": {"command": command, "config": config},
     }
-    return store.Request.of(thread_id, User(identity=who, role="reviewer"), command, run), command
+    return Request.of(thread_id, User(identity=who, role="reviewer"), command, run), command
 
 
-def accept(engine: Engine, thread_id: str, interrupt_ids: list[str], who: str, **given) -> store.Decision:
+def accept(engine: Engine, thread_id: str, interrupt_ids: list[str], who: str, **given) -> Decision:
     """Accept `who`'s approval of `interrupt_ids` (one receipt each)."""
     sent, command = request(thread_id, interrupt_ids, who, **given)
     receipts = [
@@ -187,7 +196,7 @@ def test_the_same_answer_sent_again_is_that_decision(engine):
     thread_id = f"t-{uuid.uuid4().hex}"
     [interrupt_id] = ids(1)
     first = accept(engine, thread_id, [interrupt_id], "alice", key="k-1")
-    with pytest.raises(store.Replayed, match="already accepted"):
+    with pytest.raises(Replayed, match="already accepted"):
         accept(engine, thread_id, [interrupt_id], "alice")
     again, _ = request(thread_id, [interrupt_id], "alice", key="k-1")
     assert first.sent_again_by(again)
@@ -206,7 +215,7 @@ def test_a_run_takes_a_decision_over_once_after_its_grace(engine):
     thread_id = f"t-{uuid.uuid4().hex}"
     decision = accept(engine, thread_id, ids(1), "alice")
     assert not store.take_over(decision, "run-early", engine=engine)
-    later = time.time() + store.GRACE_SECONDS + 1
+    later = time.time() + GRACE_SECONDS + 1
     outcomes = together(
         lambda: store.take_over(decision, "run-a", now=later, engine=engine),
         lambda: store.take_over(decision, "run-b", now=later, engine=engine),
@@ -215,18 +224,18 @@ def test_a_run_takes_a_decision_over_once_after_its_grace(engine):
     taken = store.stored(decision.decision_id, engine=engine)
     assert (taken.attempts, taken.run_id) == (2, "run-a" if outcomes[0] else "run-b")
     assert store.due(later, engine=engine) == []
-    assert [d.decision_id for d in store.due(later + 3 * store.GRACE_SECONDS, engine=engine)] == [
+    assert [d.decision_id for d in store.due(later + 3 * GRACE_SECONDS, engine=engine)] == [
         decision.decision_id
     ]
 
 
 def test_idempotency_keys_must_be_short_printable_text():
     """bad input: an empty, overlong or non-printable Idempotency-Key is a 422 naming the rule."""
-    for key in ("x" * (store.MAX_KEY_CHARS + 1), "a\nb", 7):
+    for key in ("x" * (MAX_KEY_CHARS + 1), "a\nb", 7):
         command = {"resume": {"a" * 32: {"decisions": [{"type": "approve"}]}}}
-        run = {"kwargs": {"config": {"configurable": {store.IDEMPOTENCY_HEADER: key}}}}
+        run = {"kwargs": {"config": {"configurable": {IDEMPOTENCY_HEADER: key}}}}
         with pytest.raises(ResumeRefused, match="Idempotency-Key must be printable text"):
-            store.Request.of("t", User(identity="alice", role="reviewer"), command, run)
+            Request.of("t", User(identity="alice", role="reviewer"), command, run)
 
 
 def test_two_processes_decide_each_approval_once_on_one_chain(database_url, engine, tmp_path: Path):

@@ -17,9 +17,10 @@ from sqlalchemy import select, update
 
 from hitl.settings import Settings
 from server.channels import delivery
-from server.coordination import outbox, storage
+from server.coordination import outbox
 from server.coordination.leadership import Lease
-from server.coordination.storage import notice_outbox
+from server.runtime import storage
+from server.runtime.storage import notice_outbox
 from services.database import connect
 from tests.notices import Receiver
 from tests.smtp_sink import SmtpSink

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.admission.allowlist import admit, fork_of
-from server.decisions.checks import ResumeRefused
+from server.decisions.pending import ResumeRefused
 from server.identity.users import User
 
 REQUESTER = User("requester1", "requester")

@@ -13,7 +13,7 @@ from hitl.settings import get_settings
 from server.channels import slack_message, slack_replies
 from server.channels.routes import ROUTES
 from server.channels.slack_signature import Verdict, fresh, signed, verify
-from server.decisions.checks import Pending
+from server.decisions.pending import Pending
 from services.database import connect
 from tests.fake_slack import SIGNING_SECRET, sign
 

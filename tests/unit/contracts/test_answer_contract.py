@@ -20,7 +20,8 @@ from agents import ops, support, travel
 from agents.offline import phrases
 from agents.settings import DemoSettings
 from hitl.contracts import answers
-from server.decisions.checks import Pending, ResumeRefused, check_resume
+from server.decisions.checks import check_resume
+from server.decisions.pending import Pending, ResumeRefused
 from server.identity.users import User
 
 REVIEWER = User(identity="reviewer1", role="reviewer")

@@ -14,8 +14,10 @@ import pytest
 
 from hitl.settings import get_settings
 from server.identity import oidc, users
-from server.identity.oidc import KeySet, OidcVerifier
-from server.identity.users import TokenRefused, User, UserDirectory, canonical, identify
+from server.identity.oidc import OidcVerifier
+from server.identity.oidc_keys import KeySet
+from server.identity.tokens import identify
+from server.identity.users import TokenRefused, User, UserDirectory, canonical
 from tests.oidc_issuer import Issuer
 from tests.unit.identity.test_oidc import Clock, config_for
 
@@ -52,7 +54,9 @@ def oidc_on(monkeypatch):
     users.directory.cache_clear()
     oidc.provider.cache_clear()
     config = config_for(issuer)
-    monkeypatch.setattr(oidc, "provider", lambda: OidcVerifier(config, KeySet(config, Clock())))
+    monkeypatch.setattr(
+        oidc, "provider", lambda: OidcVerifier(config, KeySet(config.issuer, config.jwks_url, Clock()))
+    )
     yield issuer
     issuer.close()
     get_settings.cache_clear()

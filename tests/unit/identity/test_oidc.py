@@ -13,15 +13,8 @@ import jwt
 import pytest
 
 from hitl.settings import Settings
-from server.identity.oidc import (
-    KEYS_KEPT_SECONDS,
-    REFRESH_INTERVAL_SECONDS,
-    KeySet,
-    OidcConfig,
-    OidcVerifier,
-    looks_like_jwt,
-    parse_role_mapping,
-)
+from server.identity.oidc import OidcConfig, OidcVerifier, looks_like_jwt, parse_role_mapping
+from server.identity.oidc_keys import KEYS_KEPT_SECONDS, REFRESH_INTERVAL_SECONDS, KeySet
 from server.identity.users import TokenRefused, User
 from tests.oidc_issuer import AUDIENCE, ROLES, Issuer, _b64
 
@@ -59,7 +52,7 @@ def clock():
 @pytest.fixture
 def verifier(issuer, clock):
     config = config_for(issuer)
-    return OidcVerifier(config, KeySet(config, clock))
+    return OidcVerifier(config, KeySet(config.issuer, config.jwks_url, clock))
 
 
 async def refused(verifier: OidcVerifier, token: str, match: str) -> None:
@@ -165,14 +158,14 @@ async def test_rotation_takes_a_new_key_without_restart_and_keeps_the_old_while_
 async def test_keys_are_found_through_the_discovery_document(issuer, clock):
     """discovery: no HITL_OIDC_JWKS_URL, so the jwks_uri of /.well-known/openid-configuration is used."""
     config = config_for(issuer, hitl_oidc_jwks_url="")
-    verifier = OidcVerifier(config, KeySet(config, clock))
+    verifier = OidcVerifier(config, KeySet(config.issuer, config.jwks_url, clock))
     assert (await verifier.verify(issuer.token("alice"))).identity == "alice"
 
 
 async def test_an_unreachable_issuer_refuses_with_a_reason(issuer, clock):
     """outage: the key set cannot be fetched (nothing listens): the token is refused, saying why."""
     config = config_for(issuer, hitl_oidc_jwks_url="http://127.0.0.1:9/jwks.json")
-    verifier = OidcVerifier(config, KeySet(config, clock))
+    verifier = OidcVerifier(config, KeySet(config.issuer, config.jwks_url, clock))
     await refused(verifier, issuer.token(), "keys could not be read")
 
 
@@ -181,7 +174,7 @@ async def test_names_and_dotted_claims(issuer, clock):
     config = config_for(
         issuer, hitl_oidc_name_claim="preferred_username", hitl_oidc_role_claim="realm_access.roles"
     )
-    verifier = OidcVerifier(config, KeySet(config, clock))
+    verifier = OidcVerifier(config, KeySet(config.issuer, config.jwks_url, clock))
     token = issuer.token(preferred_username="alice.b", realm_access={"roles": ["support"]})
     assert await verifier.verify(token) == User("alice.b", "reviewer")
     await refused(verifier, issuer.token(realm_access={"roles": ["support"]}), "does not name a user")

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from server.insight.analytics import AnalyticsQuery, Thresholds, quantile, summarise
+from server.insight.analytics import quantile, summarise
+from server.insight.analytics_query import AnalyticsQuery, Thresholds
 
 PAUSE = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

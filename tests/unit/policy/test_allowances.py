@@ -8,7 +8,7 @@ from agents.settings import DemoSettings
 from agents.support_policy import support_policy
 from hitl.policy.allowances import covering, merge_allowances, within
 from server.decisions.allowances import granted
-from server.decisions.checks import Accepted, Pending, ResumeRefused
+from server.decisions.pending import Accepted, Pending, ResumeRefused
 from server.identity.users import User
 
 GATES = support_policy(DemoSettings())
