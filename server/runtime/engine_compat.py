@@ -28,11 +28,19 @@ the package reads from the engine besides (`served_graph`) is here too.
   connection ended in `error`, its thread with it. `apply` adds lost-connection errors to the
   exceptions the worker retries (the run starts again from its last checkpoint; side effects
   stay single by tool call id).
+- **A new run waits for the embedded worker's poll** (`langgraph_runtime_inmem.ops.Runs.next`,
+  0.16.7): `langgraph dev`'s scheduler sleeps 0.5 s whenever it found no run, and only takes runs
+  created before its poll began, so each run (an approval's resume too) waited about 0.5 to 1 s
+  to start. `apply` wakes the poll when a run is put, and lets the next poll look at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
+import time
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -60,7 +68,82 @@ def apply() -> list[str]:
         applied.append("redis_retry")
     if _worker_fails_runs_on_lost_connections():
         applied.append("retry_lost_connections")
+    if _inmem_worker_polls_for_new_runs():
+        applied.append("inmem_wake_on_put")
     return applied
+
+
+INMEM_POLL_SECONDS = 0.5
+"""The embedded scheduler's pause between polls when it found no run (`Runs.next(wait=True)`)."""
+
+
+class _Waker:
+    """Wakes the embedded scheduler's poll when a run is put; thread-safe, one scheduler loop.
+
+    The poll only takes runs created before it began, so after a run is put the poll that
+    may have missed it returns at once and the next one looks again, without its pause.
+    """
+
+    def __init__(self) -> None:
+        self.put_at = float("-inf")
+        self.poll_began = float("-inf")
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.event: asyncio.Event | None = None
+
+    def wake(self) -> None:
+        self.put_at = time.monotonic()
+        loop, event = self.loop, self.event
+        if loop is None or event is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            event.set()
+        else:
+            loop.call_soon_threadsafe(event.set)
+
+    async def sleep(self, delay: float, result: Any = None) -> Any:  # noqa: ANN401  (asyncio.sleep's own)
+        if delay != INMEM_POLL_SECONDS:
+            return await asyncio.sleep(delay, result)
+        began, previous = time.monotonic(), self.poll_began
+        self.poll_began = began
+        if self.put_at >= previous:  # a run came since the last poll began: it may have been missed
+            return result
+        if self.event is None or self.loop is not asyncio.get_running_loop():
+            self.loop, self.event = asyncio.get_running_loop(), asyncio.Event()
+        self.event.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.event.wait(), delay)
+        return result
+
+
+def _inmem_worker_polls_for_new_runs() -> bool:
+    from server.runtime.checkpointer import runtime_edition  # noqa: PLC0415  (only inside the server)
+
+    if runtime_edition() != "inmem":
+        return False
+    from langgraph_runtime_inmem import ops  # noqa: PLC0415
+
+    if getattr(ops.asyncio, "__hitl_compat__", False):
+        return True
+    waker = _Waker()
+    put = ops.Runs.put
+
+    async def put_and_wake(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401  (the engine's own signature)
+        try:
+            return await put(*args, **kwargs)
+        finally:
+            waker.wake()
+
+    patched = types.ModuleType("asyncio", "asyncio, whose sleep wakes when a run is put (server.runtime)")
+    patched.__dict__.update({k: v for k, v in vars(asyncio).items() if not k.startswith("__")})
+    patched.sleep = waker.sleep  # type: ignore[attr-defined]
+    patched.__hitl_compat__ = True  # type: ignore[attr-defined]
+    ops.Runs.put = staticmethod(put_and_wake)  # type: ignore[method-assign,assignment]
+    ops.asyncio = patched  # type: ignore[assignment]
+    return True
 
 
 POOLED_MODULES = ("langgraph_runtime_pg.checkpoint", "langgraph_runtime_pg.store")
