@@ -124,12 +124,12 @@ def _inmem_worker_polls_for_new_runs() -> bool:
 
     if runtime_edition() != "inmem":
         return False
-    from langgraph_runtime_inmem import ops  # noqa: PLC0415
+    import langgraph_runtime_inmem.ops as runtime_ops  # noqa: PLC0415
 
-    if getattr(ops.asyncio, "__hitl_compat__", False):
+    if getattr(runtime_ops.asyncio, "__hitl_compat__", False):
         return True
     waker = _Waker()
-    put = ops.Runs.put
+    put = runtime_ops.Runs.put
 
     async def put_and_wake(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401  (the engine's own signature)
         try:
@@ -141,8 +141,8 @@ def _inmem_worker_polls_for_new_runs() -> bool:
     patched.__dict__.update({k: v for k, v in vars(asyncio).items() if not k.startswith("__")})
     patched.sleep = waker.sleep  # type: ignore[attr-defined]
     patched.__hitl_compat__ = True  # type: ignore[attr-defined]
-    ops.Runs.put = staticmethod(put_and_wake)  # type: ignore[method-assign,assignment]
-    ops.asyncio = patched  # type: ignore[assignment]
+    runtime_ops.Runs.put = staticmethod(put_and_wake)  # type: ignore[method-assign,assignment]
+    runtime_ops.asyncio = patched  # type: ignore[assignment]
     return True
 
 
