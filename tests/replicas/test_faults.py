@@ -213,6 +213,7 @@ async def pause(replicas: ReplicaSet, approval: Approval) -> None:
                 messages = (thread.get("values") or {}).get("messages")
                 if thread["status"] == "idle" and messages:
                     approval.outcome = "not paused"  # the agent answered without asking (nothing to approve)
+                    approval.told.append(str(messages[-1].get("content"))[:160])
                     return
                 if thread["status"] == "idle":
                     await client.post(f"/threads/{approval.thread_id}/runs/wait", json=body)
@@ -532,7 +533,7 @@ async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(rep
         orders = [await patiently(lambda: add_order(business, 450)) for _ in range(BURST)]
         approvals = [Approval(order_id) for order_id in orders]
         await asyncio.gather(*(pause(replicas, a) for a in approvals))
-        assert all(a.interrupt_id for a in approvals), [a.outcome for a in approvals]
+        assert all(a.interrupt_id for a in approvals), [(a.outcome, a.told) for a in approvals]
         del requester
 
     def decided() -> int:
