@@ -27,13 +27,14 @@ if TYPE_CHECKING:
     from services.registry import Services
 
 QUEUE_LIMIT = (
-    "the in-memory runtime: a new run waits for the worker queue's 0.5 s poll, and a waiting client "
-    "for the run's stream; 2 runs per cycle"
+    "2 runs per cycle, each queued to the in-memory runtime's worker (woken when a run is put: "
+    "`server.runtime.engine_compat`) and streamed back to its waiting client; at 10 and more clients "
+    "the 2 cores are the limit"
 )
 ASKER = {"Authorization": f"Bearer {DEV_TOKENS['requester1']}"}
 """The customer asks (the order is theirs); the bench user, a supervisor, approves: four eyes."""
-TARGET_CONCURRENCY = 50
-"""DESIGN.md's throughput target (ours ≥ 0.9x stock) is set at this concurrency."""
+TARGET_CONCURRENCIES = (10, 50)
+"""The throughput target (ours ≥ 1.0x stock) is set at these concurrencies."""
 THROUGHPUT_LIMIT = (
     "10 jobs per worker, 2 cores shared with the clients; one Python process (GIL) runs every graph. "
     "Each waiting client's join re-reads its run every 0.5 s by scanning every run the in-memory "
@@ -160,7 +161,7 @@ async def measure(
                 ours["cycles_per_s"],
                 stock["cycles_per_s"],
                 THROUGHPUT_LIMIT,
-                "≥ 0.9x" if concurrency == TARGET_CONCURRENCY else "",
+                "≥ 1.0x" if concurrency in TARGET_CONCURRENCIES else "",
             ),
         ]
     return section
