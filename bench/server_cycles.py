@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agents.offline import phrases
+from bench import resume_parts
 from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
 from bench.report import Row, Section
 from bench.served import OURS, STOCK
@@ -112,9 +113,17 @@ async def measure(
                 "cycles finished / wall time of the rounds. Each cycle's refund is checked in the "
                 "business database."
             ),
+            (
+                "Resume path parts: the server's own timings of each part of accepting a decision "
+                "(`hitl_gate_seconds`, `GET /hitl/metrics`), read before and after the rounds at the "
+                "lowest concurrency (both agents' decisions pass the same pipeline); the reference "
+                "is our whole cycle there (`bench.resume_parts`)."
+            ),
         ],
     )
     for concurrency in sizes.concurrency:
+        timed_parts = concurrency == min(sizes.concurrency)
+        phases = await resume_parts.gate_phases(client) if timed_parts else {}
         cycles = sizes.server_cycles(concurrency)
         latencies: dict[str, list[float]] = {OURS: [], STOCK: []}
         walls = dict.fromkeys(latencies, 0.0)
@@ -164,4 +173,8 @@ async def measure(
                 "≥ 1.0x" if concurrency in TARGET_CONCURRENCIES else "",
             ),
         ]
+        if timed_parts:
+            after = await resume_parts.gate_phases(client)
+            section.rows += resume_parts.rows(phases, after, ours["p50"] * 1000)
+            section.details["resume_parts_s"] = {"before": phases, "after": after}
     return section
