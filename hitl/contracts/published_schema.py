@@ -34,17 +34,26 @@ class PublishedSchema(BaseModel):
     """Base of a response model whose JSON Schema is published once (see the module docstring)."""
 
     published_json: ClassVar[str | None] = None
-    """The published schema as JSON text: pydantic edits what the hook returns, so each call
-    gets a fresh copy, and parsing JSON is the cheapest deep copy."""
+    """The published schema as JSON text (`published_schema` hands out fresh copies of it)."""
+    _shared: ClassVar[dict[str, Any] | None] = None
 
     @classmethod
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> dict[str, Any]:
-        """The published schema once there is one; pydantic's own until then."""
+        """The published schema once there is one; pydantic's own until then.
+
+        One parsed copy per model, shared: pydantic copies the dicts and lists of what the hook
+        returns but not the texts in them, so every interrupt published with this model refers to
+        the same strings instead of each pending approval keeping about 8 KB of its own (a server's
+        heap, measured by `make bench`); `tests/graphs/test_support.py` checks that a pause leaves the
+        shared copy as published.
+        """
         if cls.published_json is None:
             return super().__get_pydantic_json_schema__(core_schema, handler)
-        return cast("dict[str, Any]", json.loads(cls.published_json))
+        if cls.__dict__.get("_shared") is None:
+            cls._shared = json.loads(cls.published_json)
+        return cast("dict[str, Any]", cls._shared)
 
     @classmethod
     def published_schema(cls) -> dict[str, Any] | None:
@@ -54,6 +63,7 @@ class PublishedSchema(BaseModel):
     @classmethod
     def publish(cls, response_type: Any) -> None:  # noqa: ANN401  (this model, maybe inside Annotated)
         """Generate `response_type`'s schema (this model, maybe wrapped) once and keep it inlined."""
+        cls._shared = None
         try:
             cls.published_json = json.dumps(inline_refs(TypeAdapter(response_type).json_schema()))
         except RecursiveSchemaError:

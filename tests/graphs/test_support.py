@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from agents.offline import phrases
+from hitl.contracts import answers
 
 
 def only_interrupt(result):
@@ -135,3 +136,16 @@ def test_interrupt_values_survive_a_json_round_trip(support_agent):
     pending = only_interrupt(support_agent().say(phrases.REFUND_IN_FULL))
     assert json.loads(json.dumps(pending.value)) == pending.value
     assert json.loads(json.dumps(pending.response_schema)) == pending.response_schema
+
+
+def test_pauses_share_one_published_schema_and_leave_it_as_published(support_agent):
+    """memory: a pause's schema refers to one parsed copy per shape (its texts), and nothing edits it."""
+    chat = support_agent()
+    first = only_interrupt(chat.say(phrases.REFUND_IN_FULL))
+    shape = answers.response_type(first.value)
+    shared = shape.__dict__["_shared"]
+    assert first.response_schema == shape.published_schema()
+    published = TypeAdapter(shape).json_schema()  # what interrupt() publishes with each pause
+    decision, kept = (s["properties"]["decisions"]["prefixItems"][0]["oneOf"][0] for s in (published, shared))
+    assert decision["description"] is kept["description"]  # pydantic copies the dicts; the texts are shared
+    assert shared == json.loads(shape.published_json)  # as published: nothing edited it
