@@ -1,11 +1,50 @@
-"""What the server process tree holds: resident memory from `/proc`, bytes on disk under a folder.
+"""What the server holds: resident memory, bytes on disk, and the Python heap it reports.
 
-Linux only (`/proc/<pid>/status`); no psutil. Reads, never signals.
+Resident memory of the process tree from `/proc`, bytes on disk under a folder, the heap from
+`server.insight.heap_probe` (asked by a signal).
+
+Linux only (`/proc/<pid>/status`); no psutil.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import time
 from pathlib import Path
+
+from server.insight import heap_probe
+
+HEAP_TIMEOUT = 60.0
+"""How long a heap reading may take (a full garbage collection of a large server)."""
+
+
+async def heap_bytes(pid: int, readings: Path, *, stop: bool = False) -> int:
+    """The traced Python heap of the server `pid` now: it writes its next reading to `readings`.
+
+    The first call starts the server's tracing (and reads what little it traced so far); with
+    `stop`, tracing ends (every allocation is slower while it runs) and the reading is 0.
+
+    Raises:
+        RuntimeError: when no new reading arrives within `HEAP_TIMEOUT`.
+    """
+    before = _reading(readings)
+    os.kill(pid, heap_probe.STOP if stop else heap_probe.SIGNAL)
+    started = time.perf_counter()
+    while (found := _reading(readings)) is None or found["reading"] == (before or {}).get("reading"):
+        if time.perf_counter() - started > HEAP_TIMEOUT:
+            msg = f"the server {pid} wrote no heap reading to {readings} within {HEAP_TIMEOUT:.0f} s"
+            raise RuntimeError(msg)
+        await asyncio.sleep(0.05)
+    return int(found["traced_bytes"])
+
+
+def _reading(path: Path) -> dict[str, int] | None:
+    try:
+        return dict(json.loads(path.read_text()))
+    except FileNotFoundError:
+        return None
 
 
 def resident_bytes(pid: int) -> int:

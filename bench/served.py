@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
 
+from server.insight import heap_probe
 from tests.devserver import DEV_TOKENS, start_dev_server, stop
 
 if TYPE_CHECKING:
@@ -100,11 +101,17 @@ def serving(workdir: Path, config: dict[str, Any] | None) -> Iterator[DevServer]
     """A running `langgraph dev` in `workdir/server` serving `config` (the repo's own when None)."""
     path = write_config(config, workdir / "config") if config is not None else None
     (workdir / "server").mkdir(parents=True, exist_ok=True)
-    server = start_dev_server(workdir / "server", server_env(), config=path)
+    env = {**server_env(), heap_probe.ENV: str(heap_probe_file(workdir / "server"))}
+    server = start_dev_server(workdir / "server", env, config=path)
     try:
         yield server
     finally:
         stop(server.process)
+
+
+def heap_probe_file(server_dir: Path) -> Path:
+    """Where the server in `server_dir` writes its heap readings (`server.insight.heap_probe`)."""
+    return server_dir / "heap-probe.json"
 
 
 def bench_client(server: DevServer) -> LangGraphClient:

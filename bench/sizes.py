@@ -57,7 +57,7 @@ class BenchSizes(BaseSettings):
     inbox_queue_page: int = Field(
         default=500, ge=1, le=500, description="Page size when listing the whole queue (/inbox allows 500)."
     )
-    inbox_repeats: int = Field(default=3, ge=1, description="First-page listings timed at each inbox size.")
+    inbox_repeats: int = Field(default=15, ge=1, description="First-page listings timed at each inbox size.")
     fill_window: int = Field(
         default=100, ge=1, le=100, description="Runs in flight while pending approvals are created."
     )

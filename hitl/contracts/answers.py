@@ -14,16 +14,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from deepagents.middleware.filesystem import FilesystemMiddleware
-from pydantic import TypeAdapter, WrapValidator, create_model
+from pydantic import TypeAdapter, create_model
 
 from hitl.contracts.decisions import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
-from hitl.contracts.published_schema import PublishedSchema
-from hitl.gate.langchain_hitl import as_sent
+from hitl.contracts.published_schema import AnsweredAsSent, answered_as_sent
 from hitl.policy.gates import DECISION_TYPES
 
 if TYPE_CHECKING:
@@ -39,6 +38,7 @@ SHAPES_KEPT = 4096
 _tools: dict[str, dict[str, BaseTool]] = {}
 _decision_types: OrderedDict[tuple[object, ...], tuple[BaseTool | None, type]] = OrderedDict()
 _batched_types: OrderedDict[tuple[type, ...], type] = OrderedDict()
+_per_call_answers: OrderedDict[type, type] = OrderedDict()
 _schemas: OrderedDict[int, tuple[type, str]] = OrderedDict()
 _lock = threading.Lock()
 
@@ -102,15 +102,26 @@ def batched_type(per_call_types: Sequence[type]) -> type:
         found = _recall(_batched_types, key)
     if found is not None:
         return found
-    response = create_model(
+    built = create_model(
         "BatchedResponse",
-        __base__=PublishedSchema,
+        __base__=AnsweredAsSent,
         decisions=(tuple[key], ...),  # type: ignore[valid-type]
     )
-    built = cast("type", Annotated[response, WrapValidator(as_sent)])
-    response.publish(built)
+    built.publish(built)
     with _lock:
         _keep(_batched_types, key, built)
+    return built
+
+
+def per_call_answer(decision: type) -> type:
+    """A per-call approval's answer: one decision of `decision`'s type, as a response model of its own."""
+    with _lock:
+        found = _recall(_per_call_answers, decision)
+    if found is not None:
+        return found
+    built = answered_as_sent("DecisionAnswer", decision)
+    with _lock:
+        _keep(_per_call_answers, decision, built)
     return built
 
 
@@ -133,7 +144,8 @@ def response_type(value: object) -> type | None:
         return _batched(value)
     kind = value.get("type")
     if kind == "tool_approval":
-        return _per_call(value)
+        decision = _per_call(value)
+        return None if decision is None else per_call_answer(decision)
     if kind == "approval_request":
         return ApprovalAnswer
     if kind == "form":

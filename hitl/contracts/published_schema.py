@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, RootModel, TypeAdapter, create_model, model_validator
 
 if TYPE_CHECKING:
-    from pydantic import GetJsonSchemaHandler
+    from pydantic import GetJsonSchemaHandler, ValidatorFunctionWrapHandler
     from pydantic_core import CoreSchema
 
 LOCAL_REF = "#/$defs/"
@@ -58,6 +58,34 @@ class PublishedSchema(BaseModel):
             cls.published_json = json.dumps(inline_refs(TypeAdapter(response_type).json_schema()))
         except RecursiveSchemaError:
             cls.published_json = None
+
+
+class AnsweredAsSent(PublishedSchema):
+    """A response model that checks an answer and passes it on as sent (the tool validates its args once).
+
+    A model, not `Annotated[Model, WrapValidator(...)]`: `interrupt()` builds a `TypeAdapter` of its
+    `response_schema` on every call, the pause and the resume, and an adapter of a model reuses the
+    model's validator (microseconds) where an `Annotated` form is compiled anew (about 0.4 ms here).
+    """
+
+    @model_validator(mode="wrap")  # type: ignore[misc]
+    @classmethod
+    def _as_sent(cls, answer: object, check: ValidatorFunctionWrapHandler) -> object:  # the answer as sent
+        check(answer)
+        return answer
+
+
+def answered_as_sent(name: str, inner: Any) -> type[AnsweredAsSent]:  # noqa: ANN401  (any type pydantic takes)
+    """`inner` (a union, an `Annotated` form) as a response model of its own, its schema published.
+
+    The model's schema is `inner`'s, inlined; an answer is checked against `inner` and passed on as sent.
+    """
+    model = cast(
+        "type[AnsweredAsSent]",
+        create_model(name, __base__=(RootModel[inner], AnsweredAsSent)),  # type: ignore[valid-type]
+    )
+    model.publish(inner)
+    return model
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from server.identity.users import User
 
 
+_check_resume = metrics.timed("resume.check")(check_resume)
+_accept = metrics.timed("resume.accept")(store.accept)
+
+
 @metrics.timed("resume")
 async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
     user: User,
@@ -63,7 +67,7 @@ async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
         if (replayed := await _sent_again(request, pending, command)) is not None:
             return replayed
         accepted = await asyncio.to_thread(  # an edit's args check may read the business records
-            check_resume,
+            _check_resume,
             command["resume"],
             pending,
             user=user,
@@ -74,7 +78,7 @@ async def decide(  # noqa: PLR0913  (who answers what, where, in which run)
         allowed = allowances.granted(thread_id, accepted, pending, user)
         allowing = [audit.allowance_change(thread_id, a, user, "allow") for a in allowed]
         decision = await asyncio.to_thread(
-            store.accept,
+            _accept,
             request,
             command,
             [item.pending.id for item in accepted],

@@ -34,6 +34,7 @@ from server.http.auth import authenticate
 from server.http.routes import ROUTES
 from server.identity.tokens import check_configuration, token_of
 from server.identity.users import is_dev_token, is_loopback
+from server.insight import heap_probe
 from server.records import audit
 from server.runtime import engine_compat
 from server.runtime.recovery import recover_after_crash
@@ -147,6 +148,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     check_topology()
     audit.keep_graph_records()
     await recover_after_crash()
+    heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
     async with broadcast.shared(INDEX):
         watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
         try:

@@ -153,14 +153,16 @@ def using(given: Engine | None = None) -> Engine:
 
 @lru_cache(maxsize=8)
 def open_database(url: str) -> Engine:
-    """A pooled engine on `url` whose connections are checked before use (a restart costs no request).
+    """A pooled engine on `url`; a server's connections are checked before use (a restart costs no request).
 
     A SQLite file gets its folder, WAL and a busy timeout, so the server, its replicas'
     tests and the tools can share it.
     """
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    opened = create_engine(url, pool_pre_ping=True)
+    # A file has no server to restart: SQLite's connections are not pinged (a ping per checkout cost
+    # about as much as the query it guarded).
+    opened = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
     if opened.dialect.name == "sqlite":
         event.listen(opened, "connect", sqlite_pragmas)
     return opened

@@ -124,6 +124,9 @@ async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(
 
     after = await samples(server)
     assert sample(after, pending[0], **pending[1]) == sample(before, pending[0], **pending[1])
+    for part in ("check", "accept", "audit_head", "claim", "sign", "seal", "audit_append"):  # timed apart
+        counted = ("hitl_gate_seconds_count", {"phase": f"resume.{part}"})
+        assert sample(after, counted[0], **counted[1]) >= sample(waiting, counted[0], **counted[1]) + 1, part
     assert sample(after, requested[0], **requested[1]) == sample(waiting, requested[0], **requested[1])
 
     async with http(server, "reviewer1") as client:

@@ -6,9 +6,10 @@ import json
 from typing import Annotated, Any, Literal
 
 import jsonschema_rs
-from pydantic import BaseModel, Discriminator, TypeAdapter, create_model
+import pytest
+from pydantic import BaseModel, Discriminator, TypeAdapter, ValidationError, create_model
 
-from hitl.contracts.published_schema import PublishedSchema, inline_refs
+from hitl.contracts.published_schema import AnsweredAsSent, PublishedSchema, answered_as_sent, inline_refs
 
 
 class Approve(BaseModel):
@@ -91,3 +92,22 @@ def test_inline_refs_keeps_siblings_and_drops_the_mapping():
         "oneOf": [{"properties": {"type": {"const": "a"}}, "description": "first"}],
         "discriminator": {"propertyName": "type"},
     }
+
+
+def test_an_answer_model_checks_the_answer_and_passes_it_on_as_sent():
+    single = answered_as_sent("DecisionAnswer", Decision)
+    adapter = TypeAdapter(single)
+    edit = {"type": "edit", "args": {"amount": 5, "reason": "late"}}
+    assert adapter.validate_python(edit) is edit  # as sent: the tool validates its args once
+    for wrong in ({"type": "respond"}, {"type": "edit", "args": {"amount": "five"}}, {}):
+        with pytest.raises(ValidationError):
+            adapter.validate_python(wrong)
+    assert adapter.json_schema() == inline_refs(TypeAdapter(Decision).json_schema())
+
+
+def test_an_adapter_of_an_answer_model_reuses_its_validator():
+    """`interrupt()` makes a TypeAdapter of its response_schema on every call: it must be a model."""
+    batched = create_model("Response", __base__=AnsweredAsSent, decisions=(tuple[Decision], ...))
+    batched.publish(batched)
+    for model in (batched, answered_as_sent("DecisionAnswer", Decision)):
+        assert TypeAdapter(model).validator is model.__pydantic_validator__
