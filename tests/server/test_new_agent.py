@@ -23,7 +23,7 @@ from tests.newcomer import as_typed, clean_copy, make_dev, shell_env
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[2]
 THREAD = re.compile(r"thread ([0-9a-f-]{36})")

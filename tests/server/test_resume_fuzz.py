@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.server.fuzz_targets import PAYLOADS, open_targets
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 CASES = {"support": 200, "travel": 150, "ops": 150}
 """Cases per agent, half what they were (400, 300, 300), for the CPU time each costs the server (~45 ms).
