@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from hitl.settings import get_settings
 from services.bookings import Bookings
 from services.database import connect
+from services.file_deletions import FileDeletions
 from services.flights import Timetable
 from services.mail import Outbox
 from services.orders import OrderBook
 from services.payments import Payments
 from services.records import Records
 from services.sql import SqlConsole
-from services.workspace import FileDeletions
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

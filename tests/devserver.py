@@ -106,18 +106,19 @@ def start_dev_server(
         )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    else:
-        stop(process)
-        pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
+    with httpx.Client(timeout=1) as http:  # one client for every poll: making one costs ~20 ms of CPU
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                if http.get(f"{url}/ok").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        else:
+            stop(process)
+            pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
     database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
     return DevServer(url=url, process=process, database_url=database_url, log=log)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.server, pytest.mark.timeout(900)]  # the fixture runs the whole harness
+pytestmark = [pytest.mark.server, pytest.mark.long, pytest.mark.timeout(900)]  # the fixture runs all of bench
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {

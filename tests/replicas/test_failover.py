@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import add_order
 from tests.replicas.conftest import approve, http, pause_refund, until
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 PENDING = 20
 
 

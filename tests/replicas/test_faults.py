@@ -42,7 +42,7 @@ from tests.replicas.own_services import OwnPostgres, OwnRedis
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 LOAD_SECONDS = float(os.environ.get("FAULT_SECONDS", "25"))
 REPLICAS = int(os.environ.get("FAULT_REPLICAS", "2"))
 CLIENTS = int(os.environ.get("FAULT_CLIENTS", "4"))

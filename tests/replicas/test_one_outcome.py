@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import add_order
 from tests.replicas.conftest import approve, audit, http, pause_refund, until
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 ROUNDS = 50
 
 

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import uuid
+from typing import TYPE_CHECKING
+
 import pytest
 
 from server.runtime.replicas import ReplicaSet
 from tests.devserver import dev_users
+from tests.replicas.conftest import drop_databases
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Iterator[ReplicaSet]:
+    """A replica set's two shared databases, new, with no replica running (none is needed to refuse one)."""
+    databases = ReplicaSet(f"hitl_test_{uuid.uuid4().hex[:8]}", tmp_path_factory.mktemp("shared"))
+    databases.create_databases(fresh=True)
+    try:
+        yield databases
+    finally:
+        drop_databases(databases)
 
 
 @pytest.mark.parametrize(
@@ -18,11 +36,11 @@ pytestmark = pytest.mark.server
     ],
 )
 def test_a_replica_with_its_own_business_database_or_seal_key_does_not_start(
-    replicas, tmp_path, override, refusal
+    shared, tmp_path, override, refusal
 ):
     """start-up: the replica exits naming the setting; it never answers /ok."""
     env = {"HITL_USERS": dev_users(), "HITL_DEV_MODE": "true", **override}
-    alone = ReplicaSet(replicas.name, tmp_path, env=env)
+    alone = ReplicaSet(shared.name, tmp_path, env=env)
     with pytest.raises(RuntimeError, match=refusal):
         alone.start(1)
     alone.stop()

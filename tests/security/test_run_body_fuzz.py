@@ -14,7 +14,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from tests.security.run_bodies import WORKERS, RunBodyFuzzer, plans
+from tests.security.run_bodies import WORKERS, RunBodyFuzzer, body_sender, plans
 
 pytestmark = pytest.mark.server
 
@@ -32,9 +32,12 @@ FUZZ = settings(
 def fuzzer(server, server_services, ledger):
     with (
         httpx.Client(base_url=server.url, timeout=60) as http,
+        body_sender(server.url) as sender,
         ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="fuzz") as pool,
     ):
-        yield RunBodyFuzzer(server=server, services=server_services, ledger=ledger, http=http, pool=pool)
+        yield RunBodyFuzzer(
+            server=server, services=server_services, ledger=ledger, http=http, pool=pool, sender=sender
+        )
 
 
 @settings(FUZZ, max_examples=CASES["support"])

@@ -22,7 +22,7 @@ from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign
 from tests.server.helpers import APPROVE, decisions, start
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 SLACK_USERS = "UREV1:reviewer1,USUP1:supervisor1,USUP2:supervisor2,UREQ1:requester1,UREQ2:requester2"
 

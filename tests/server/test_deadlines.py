@@ -23,7 +23,7 @@ from tests.devserver import start_dev_server, stop, user_clients
 from tests.notices import Receiver
 from tests.server.helpers import APPROVE, decisions, refused, start
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 SHORT = {
     "REFUND_DEADLINE_SECONDS": "4",

@@ -26,7 +26,7 @@ from tests.server.helpers import APPROVE, decisions, only_pending, start
 if TYPE_CHECKING:
     from pathlib import Path
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 PENDING = 20
 RECORDS = ".langgraph_api/.langgraph_ops.pckl"

@@ -19,7 +19,7 @@ from tests.newcomer import PREBUILT, project_venv, shell_env
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = (

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENER = """
 import sys, time
 from pathlib import Path
+from services.registry import Services
 go = Path(sys.argv[2])
+print("ready", flush=True)
 while not go.exists():
     time.sleep(0.001)
-from services.registry import Services
 Services.open(sys.argv[1])
 print("opened")
 """
+"""Imports first and says so, then opens the database the moment the start file appears."""
 
 
 def test_three_processes_open_a_new_database_at_once(database_url, tmp_path):
@@ -42,7 +43,9 @@ def test_three_processes_open_a_new_database_at_once(database_url, tmp_path):
             )
             for _ in range(3)
         ]
-        time.sleep(1.5)  # let every interpreter import and wait on the start file
+        for racer in racers:  # every interpreter has imported and waits on the start file
+            assert racer.stdout is not None
+            assert racer.stdout.readline().strip() == "ready", racer.communicate(timeout=60)[1][-2000:]
         go.touch()
         for racer in racers:
             out, err = racer.communicate(timeout=60)

@@ -1,3 +1,5 @@
+// @vitest-environment node
+// Pure functions, no DOM: no jsdom to set up (the DOM tests are the .tsx files and useLasting).
 import { describe, expect, it } from "vitest";
 import { batched, toolApproval } from "../test/fixtures";
 import { deadlineOf, waitingOn, type PendingApproval } from "./pendingView";
