@@ -35,9 +35,11 @@ FLUSH_WAIT_SECONDS = 11.0
 NOT_FOLDERS = frozenset({"rss", "heap", "disk"})
 """The keys of a snapshot's growth that are not a state folder's bytes."""
 HEAP_LIMIT = (
-    "what a pending approval keeps in the server's heap: the runtime's thread record and run, the "
-    "checkpoints (in the runtime's memory and SQLite's page cache are outside the Python heap), and "
-    "ours the interrupt's published answer schema and the inbox index row"
+    "what a pending approval keeps in the server's heap: the runtime's thread record (its state and "
+    "interrupts), runs and retained stream events (checkpoints live in SQLite, outside the Python heap). "
+    "Ours, traced while investigating: the interrupt's 3.5 KB answer schema as the thread record keeps "
+    "it (about 17 KB of Python objects more than stock's), the retained debug events that copy it (about "
+    "6 KB), the longer value (the reviewer's description) and the inbox index's row"
 )
 MEMORY_LIMIT = (
     "RSS of a Python process: allocator reuse and the runtime's periodic pickling make it move in "
