@@ -106,7 +106,11 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
     ours_latency, stock_latency = Latency.of(samples[ours.name]), Latency.of(samples[stock.name])
     limit = (
         "one core: the Deep Agents middleware stack runs 3 model calls per cycle (token counting, "
-        "tool schemas, a thread pool per step); the SQLite refund write"
+        "tool schemas, a thread pool per step); the SQLite refund write. Ours adds, profiled while "
+        "investigating: the gate's batched request (the reviewer's description reads the order), "
+        "pydantic generating the published answer schema on the pause (about 0.6 ms: it copies and "
+        "walks the 3.5 KB schema), one more step (the gate's before_agent: the run's policy and who "
+        "runs it) and the seals"
     )
     return Section(
         name="in_process",
@@ -123,7 +127,7 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
                 ours_latency.p50 * 1000,
                 stock_latency.p50 * 1000,
                 limit,
-                "≤ 1.2x",
+                "≤ 1.05x",
             ),
             Row(
                 "in_process",

@@ -47,6 +47,12 @@ def _reading(path: Path) -> dict[str, int] | None:
         return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time `pid` has used so far (`/proc/<pid>/stat`)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def resident_bytes(pid: int) -> int:
     """VmRSS of `pid` and every process below it, in bytes."""
     return sum(_vm_rss(p) for p in [pid, *_descendants(pid)])
