@@ -276,6 +276,23 @@ async def on_embedded(sizes: BenchSizes, workdir: Path) -> dict[str, list[float]
     return samples
 
 
+def effect_rows(what: str, ours: list[float], reference: list[float], limit: str, target: str) -> list[Row]:
+    """p50 and p90 rows of decision-to-effect samples (s), ours beside the reference; `target` on p50."""
+    found, beside = Latency.of(ours), Latency.of(reference)
+    return [
+        Row(
+            "replicas",
+            f"{what}, {name}",
+            "ms",
+            getattr(found, name) * 1000,
+            getattr(beside, name) * 1000,
+            limit,
+            target if name == "p50" else "",
+        )
+        for name in ("p50", "p90")
+    ]
+
+
 def measure(sizes: BenchSizes, progress: Progress) -> Section:
     """Throughput by replica count, and decision-to-effect latency embedded vs 2 replicas."""
     with tempfile.TemporaryDirectory(prefix="bench-replicas-") as tmp:
@@ -311,35 +328,22 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
             for count, rate in by_count.items()
             if count != str(base)
         ]
-    targets = {"p50": (EMBEDDED_EFFECT_TARGET, EFFECT_TARGET)}
     if embedded[OURS] and embedded[STOCK]:
-        ours, reference = Latency.of(embedded[OURS]), Latency.of(embedded[STOCK])
-        section.rows += [
-            Row(
-                "replicas",
-                f"decision to effect, `make dev` (embedded), {name}",
-                "ms",
-                getattr(ours, name) * 1000,
-                getattr(reference, name) * 1000,
-                EMBEDDED_EFFECT_LIMIT,
-                targets.get(name, ("", ""))[0],
-            )
-            for name in ("p50", "p90")
-        ]
+        section.rows += effect_rows(
+            "decision to effect, `make dev` (embedded)",
+            embedded[OURS],
+            embedded[STOCK],
+            EMBEDDED_EFFECT_LIMIT,
+            EMBEDDED_EFFECT_TARGET,
+        )
     if replicated["effect_s"] and embedded[OURS]:
-        ours, reference = Latency.of(replicated["effect_s"]), Latency.of(embedded[OURS])
-        section.rows += [
-            Row(
-                "replicas",
-                f"decision to effect on {EFFECT_REPLICAS} replicas, {name}",
-                "ms",
-                getattr(ours, name) * 1000,
-                getattr(reference, name) * 1000,
-                EFFECT_LIMIT,
-                targets.get(name, ("", ""))[1],
-            )
-            for name in ("p50", "p90")
-        ]
+        section.rows += effect_rows(
+            f"decision to effect on {EFFECT_REPLICAS} replicas",
+            replicated["effect_s"],
+            embedded[OURS],
+            EFFECT_LIMIT,
+            EFFECT_TARGET,
+        )
     section.notes += [
         (
             "Replicas: `langhost serve --config langgraph.replicas.json` (langgraph-runtime-pg, "
