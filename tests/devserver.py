@@ -10,17 +10,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from server.runtime.replicas import free_port, stop
+from server.runtime.replicas import free_port, polled_ok, stop
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
@@ -105,20 +103,19 @@ def start_dev_server(
             start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    with httpx.Client(timeout=1) as http:  # one client for every poll: making one costs ~20 ms of CPU
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                if http.get(f"{url}/ok").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        else:
-            stop(process)
-            pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
+
+    def exited() -> str | None:
+        if process.poll() is None:
+            return None
+        return f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-3000:]}"
+
+    try:
+        answered = polled_ok(url, 120, exited)
+    except RuntimeError as failure:
+        pytest.fail(str(failure))
+    if not answered:
+        stop(process)
+        pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
     database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
     return DevServer(url=url, process=process, database_url=database_url, log=log)
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
-from server.runtime.replicas import free_port, stop
+from server.runtime.replicas import free_port, polled_ok, stop
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -59,19 +57,20 @@ def make_dev(copy: Path) -> Iterator[int]:
             start_new_session=True,
         )
     try:
-        deadline = time.monotonic() + 90
-        with httpx.Client(timeout=1) as http:  # one client for every poll: making one costs ~20 ms of CPU
-            while time.monotonic() < deadline:
-                assert process.poll() is None, f"make dev exited:\n{log.read_text()[-3000:]}"
-                assert "Application startup failed" not in log.read_text(), log.read_text()[-3000:]
-                try:
-                    if http.get(f"http://127.0.0.1:{port}/ok").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                time.sleep(0.5)
-            else:
-                pytest.fail(f"make dev did not serve /ok on {port} in 90 s:\n{log.read_text()[-3000:]}")
+
+        def failed() -> str | None:
+            if process.poll() is not None:
+                return f"make dev exited:\n{log.read_text()[-3000:]}"
+            if "Application startup failed" in log.read_text():
+                return log.read_text()[-3000:]
+            return None
+
+        try:
+            answered = polled_ok(f"http://127.0.0.1:{port}", 90, failed, interval=0.5)
+        except RuntimeError as failure:
+            pytest.fail(str(failure))
+        if not answered:
+            pytest.fail(f"make dev did not serve /ok on {port} in 90 s:\n{log.read_text()[-3000:]}")
         yield port
     finally:
         stop(process)
