@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -57,20 +58,36 @@ def jwks_file(settings: Settings) -> Path:
 
 
 def _write_new_key(path: Path, *, replace: bool = False) -> None:
-    """A new Ed25519 key in `path` (0600); an existing file is kept unless `replace`."""
+    """A new Ed25519 key in `path` (0600); an existing file is kept unless `replace`.
+
+    The key is written whole to a file of its own, then linked into place in one step: a process
+    that finds `path` (several servers or test workers starting at once) reads a whole key, never
+    one still being written.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     pem = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    target = path.with_suffix(".new") if replace else path
+    staged = _staged(path, pem)
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        if replace:
+            staged.replace(path)
+        else:
+            os.link(staged, path)
     except FileExistsError:  # another process made it first
-        return
+        pass
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+def _staged(path: Path, content: bytes) -> Path:
+    """`content` in a new private (0600) file beside `path`, flushed to disk, for an atomic swap."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "wb") as out:
-        out.write(pem)
-    if replace:
-        target.replace(path)
+        out.write(content)
+        out.flush()
+        os.fsync(out.fileno())
+    return Path(name)
 
 
 def _private_key(pem: bytes, where: str) -> Ed25519PrivateKey:
@@ -100,9 +117,7 @@ def _publish(path: Path, jwk: dict[str, Any]) -> list[dict[str, Any]]:
     if all(k.get("kid") != jwk["kid"] for k in keys):
         keys.append(jwk)
         path.parent.mkdir(parents=True, exist_ok=True)
-        staged = path.with_suffix(".tmp")
-        staged.write_text(json.dumps({"keys": keys}, indent=2) + "\n")
-        staged.replace(path)
+        _staged(path, (json.dumps({"keys": keys}, indent=2) + "\n").encode()).replace(path)
     return keys
 
 

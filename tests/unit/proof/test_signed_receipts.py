@@ -234,3 +234,46 @@ def test_the_receipts_of_one_decision_share_the_head_before_them(settings):
     assert "signed on an empty trail, but 1 record(s) precede it" in " ".join(
         p for r in report.receipts for p in r.problems
     )
+
+
+STARTING_TOGETHER = """
+import sys, time
+from pathlib import Path
+from hitl.proof.receipt_keys import load
+from hitl.settings import Settings
+settings = Settings(data_dir=sys.argv[1], _env_file=None)
+go, key = Path(sys.argv[2]), Path(sys.argv[1]) / "receipt-keys" / "signing.pem"
+while not go.exists():
+    time.sleep(0.001)
+if sys.argv[3] == "reader":  # reads the moment the file appears, as a worker that comes just after
+    while not key.exists():
+        pass
+print(load(settings).kid)
+"""
+
+
+def test_servers_starting_together_make_one_key_and_all_read_it_whole(tmp_path):
+    """8 processes (test workers, replicas) find no key at once: one key is made, none reads half of it.
+
+    Two make it; six read it the moment its file appears.
+    """
+    go = tmp_path / "go"
+    starting = [
+        subprocess.Popen(
+            [sys.executable, "-c", STARTING_TOGETHER, str(tmp_path / "data"), str(go), role],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for role in ["maker"] * 2 + ["reader"] * 6
+    ]
+    go.touch()
+    outcomes = [process.communicate(timeout=60) for process in starting]
+    assert [process.returncode for process in starting] == [0] * 8, [err for _, err in outcomes]
+    assert len({out.strip() for out, _ in outcomes}) == 1
+    keys = tmp_path / "data" / "receipt-keys"
+    assert sorted(p.name for p in keys.iterdir()) == ["published.jwks.json", "signing.pem"]
+    assert (keys / "signing.pem").stat().st_mode & 0o777 == 0o600
+    assert [k["kid"] for k in json.loads((keys / "published.jwks.json").read_text())["keys"]] == [
+        outcomes[0][0].strip()
+    ]
