@@ -11,9 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from jwt.algorithms import OKPAlgorithm
 
+from hitl.proof import key_files
 from hitl.settings import Settings, get_settings
 
 ALGORITHM = "EdDSA"
@@ -58,36 +57,14 @@ def jwks_file(settings: Settings) -> Path:
 
 
 def _write_new_key(path: Path, *, replace: bool = False) -> None:
-    """A new Ed25519 key in `path` (0600); an existing file is kept unless `replace`.
-
-    The key is written whole to a file of its own, then linked into place in one step: a process
-    that finds `path` (several servers or test workers starting at once) reads a whole key, never
-    one still being written.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A new Ed25519 key in `path` (0600); an existing file is kept unless `replace` (`key_files`)."""
     pem = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    staged = _staged(path, pem)
-    try:
-        if replace:
-            staged.replace(path)
-        else:
-            os.link(staged, path)
-    except FileExistsError:  # another process made it first
-        pass
-    finally:
-        staged.unlink(missing_ok=True)
-
-
-def _staged(path: Path, content: bytes) -> Path:
-    """`content` in a new private (0600) file beside `path`, flushed to disk, for an atomic swap."""
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as out:
-        out.write(content)
-        out.flush()
-        os.fsync(out.fileno())
-    return Path(name)
+    if replace:
+        key_files.replace(path, pem)
+    else:
+        key_files.create_once(path, pem)
 
 
 def _private_key(pem: bytes, where: str) -> Ed25519PrivateKey:
@@ -116,8 +93,7 @@ def _publish(path: Path, jwk: dict[str, Any]) -> list[dict[str, Any]]:
     keys = _published(path)
     if all(k.get("kid") != jwk["kid"] for k in keys):
         keys.append(jwk)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _staged(path, (json.dumps({"keys": keys}, indent=2) + "\n").encode()).replace(path)
+        key_files.replace(path, (json.dumps({"keys": keys}, indent=2) + "\n").encode())
     return keys
 
 

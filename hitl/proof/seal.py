@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from hitl.proof import key_files
 from hitl.settings import get_settings
 
 SEAL_FIELD = "seal"
@@ -34,14 +34,7 @@ def _key() -> bytes:
         return settings.hitl_seal_key.encode()
     path = Path(settings.data_dir) / "seal.key"
     if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another process made it first
-            pass
-        else:
-            with os.fdopen(fd, "w") as out:
-                out.write(secrets.token_hex(32))
+        key_files.create_once(path, secrets.token_hex(32).encode())
     return path.read_text().strip().encode()
 
 

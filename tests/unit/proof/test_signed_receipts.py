@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from unittest.mock import patch
@@ -237,33 +238,35 @@ def test_the_receipts_of_one_decision_share_the_head_before_them(settings):
 
 
 STARTING_TOGETHER = """
-import sys, time
+import os, sys, time
 from pathlib import Path
-from hitl.proof.receipt_keys import load
-from hitl.settings import Settings
-settings = Settings(data_dir=sys.argv[1], _env_file=None)
-go, key = Path(sys.argv[2]), Path(sys.argv[1]) / "receipt-keys" / "signing.pem"
+data, go, which, role = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+os.environ["DATA_DIR"] = str(data)
+from hitl.proof import receipt_keys, seal
+key = data / ("seal.key" if which == "seal" else "receipt-keys/signing.pem")
 while not go.exists():
     time.sleep(0.001)
-if sys.argv[3] == "reader":  # reads the moment the file appears, as a worker that comes just after
+if role == "reader":  # reads the moment the file appears, as a worker that comes just after
     while not key.exists():
         pass
-print(load(settings).kid)
+print(seal.seal("test", "thread", 1) if which == "seal" else receipt_keys.load().kid)
 """
 
 
-def test_servers_starting_together_make_one_key_and_all_read_it_whole(tmp_path):
+@pytest.mark.parametrize(("which", "made"), [("receipt", "receipt-keys/signing.pem"), ("seal", "seal.key")])
+def test_servers_starting_together_make_one_key_and_all_read_it_whole(tmp_path, which, made):
     """8 processes (test workers, replicas) find no key at once: one key is made, none reads half of it.
 
-    Two make it; six read it the moment its file appears.
+    Two make it; six read it the moment its file appears. All then sign (or seal) alike.
     """
-    go = tmp_path / "go"
+    go, data = tmp_path / "go", tmp_path / "data"
     starting = [
         subprocess.Popen(
-            [sys.executable, "-c", STARTING_TOGETHER, str(tmp_path / "data"), str(go), role],
+            [sys.executable, "-c", STARTING_TOGETHER, str(data), str(go), which, role],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("HITL_")},
         )
         for role in ["maker"] * 2 + ["reader"] * 6
     ]
@@ -271,9 +274,5 @@ def test_servers_starting_together_make_one_key_and_all_read_it_whole(tmp_path):
     outcomes = [process.communicate(timeout=60) for process in starting]
     assert [process.returncode for process in starting] == [0] * 8, [err for _, err in outcomes]
     assert len({out.strip() for out, _ in outcomes}) == 1
-    keys = tmp_path / "data" / "receipt-keys"
-    assert sorted(p.name for p in keys.iterdir()) == ["published.jwks.json", "signing.pem"]
-    assert (keys / "signing.pem").stat().st_mode & 0o777 == 0o600
-    assert [k["kid"] for k in json.loads((keys / "published.jwks.json").read_text())["keys"]] == [
-        outcomes[0][0].strip()
-    ]
+    assert (data / made).stat().st_mode & 0o777 == 0o600
+    assert not list(data.rglob("*.tmp"))
