@@ -26,7 +26,7 @@ from hitl.declared_subagents import (
     refuse_gate_on_compiled,
     refuse_stock_gates,
 )
-from hitl.gate.gate import ApprovalGate
+from hitl.gate.gate import ApprovalGate, RunStartGate
 from hitl.model.factory import make_model
 from hitl.model.malformed_calls import MalformedCallRetry
 from hitl.model.scripted.chat import declare
@@ -199,15 +199,14 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
         prefix: str | None = None,
         catalog: PolicyCatalog | None = None,
     ) -> ApprovalGate:
-        return ApprovalGate(
-            of,
-            gates,
-            gated_tools,
-            interrupt_mode=interrupt_mode,
-            default_deadline=Deadline(settings.approval_deadline_seconds),
-            description_prefix=prefix or asks_before_acting(of),
-            run_policy_catalog=catalog,
-        )
+        parts: dict[str, Any] = {
+            "interrupt_mode": interrupt_mode,
+            "default_deadline": Deadline(settings.approval_deadline_seconds),
+            "description_prefix": prefix or asks_before_acting(of),
+        }
+        if catalog is None:
+            return ApprovalGate(of, gates, gated_tools, **parts)
+        return RunStartGate(of, gates, gated_tools, run_policy_catalog=catalog, run_by=roles, **parts)
 
     declared: list[tuple[Sequence[BaseTool], Policy]] = [(own_tools, policy)]
     specs: list[Any] = []
@@ -238,7 +237,6 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
         )
     catalog = PolicyCatalog.of(agent, [((t.name for t in ts), p) for ts, p in declared])
     top = gate(agent, own_tools, policy, description_prefix, catalog)
-    top.run_by = roles
     if offline is not None:
         declare(offline)
     graph = cast(

@@ -60,14 +60,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         interrupt_mode: InterruptMode = "batched",
         description_prefix: str = DEFAULT_PREFIX,
         default_deadline: Deadline | None = None,
-        run_policy_catalog: PolicyCatalog | None = None,
-        run_by: frozenset[str] | None = None,
     ) -> None:
         """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
 
-        The top agent's gate gets `run_policy_catalog`: it checks the run's `context["policy"]`
-        against it and records it in state when a run starts; every gate then applies it. It
-        also gets `run_by`, the roles that may run the agent (None: everyone), and refuses others.
+        Every gate applies the run's recorded policy override; the top agent's `RunStartGate`
+        records it.
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
@@ -83,8 +80,6 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.tools_by_name = {t.name: t for t in tools}
         answers.register(agent, tools)
         self.reviews = ReviewRequests(agent, self.description_prefix, default_deadline)
-        self.run_policy_catalog = run_policy_catalog
-        self.run_by = run_by
         self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
@@ -111,24 +106,6 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         allowances = trusted_allowances(state.get(STATE_KEY))
         return not allowances or (
             covering(allowances, thread_id=_thread_id(), agent=self.agent, gate=gate, call=call) is None
-        )
-
-    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """The top agent checks who runs it, and records the run's checked `context["policy"]` (`run_start`).
-
-        Raises:
-            PermissionError: the caller's role may not run this agent (the server refuses it earlier).
-            OverrideError: the override does not fit this agent (the server refuses it earlier).
-        """
-        if self.run_policy_catalog is None:
-            return None
-        return run_start.start(
-            self.agent,
-            run_by=self.run_by,
-            catalog=self.run_policy_catalog,
-            context=runtime.context,
-            recorded=state.get(RUN_POLICY_KEY),
-            thread_id=_thread_id(),
         )
 
     def after_model(
@@ -267,6 +244,51 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         gate = (self.policy if policy is None else policy)[request.tool_call["name"]]
         stock = super()._tool_approval_request(request, config)
         return self.reviews.per_call(stock, request.tool_call, gate, config["allowed_decisions"])
+
+
+class RunStartGate(ApprovalGate):
+    """The top agent's gate: it also checks who runs the agent and records the run's policy override.
+
+    Only the top agent has one: a subagent's gate adds no step of its own to the subagent's graph
+    (a gate with `before_agent` is one more node, run at every start).
+    """
+
+    def __init__(
+        self,
+        *args: Any,  # noqa: ANN401  (`ApprovalGate`'s)
+        run_policy_catalog: PolicyCatalog,
+        run_by: frozenset[str] | None = None,
+        **kwargs: Any,  # noqa: ANN401  (`ApprovalGate`'s)
+    ) -> None:
+        """An `ApprovalGate` that also checks who runs the agent and the run's policy override.
+
+        A run's `context["policy"]` is checked against `run_policy_catalog` and recorded in state
+        when the run starts; callers whose roles are not in `run_by` (None: everyone) are refused.
+        """
+        super().__init__(*args, **kwargs)
+        self.run_policy_catalog = run_policy_catalog
+        self.run_by = run_by
+
+    @property
+    def name(self) -> str:
+        """Its graph nodes keep the gate's name (`ApprovalGate.before_agent`, `ApprovalGate.after_model`)."""
+        return ApprovalGate.__name__
+
+    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
+        """The top agent checks who runs it, and records the run's checked `context["policy"]` (`run_start`).
+
+        Raises:
+            PermissionError: the caller's role may not run this agent (the server refuses it earlier).
+            OverrideError: the override does not fit this agent (the server refuses it earlier).
+        """
+        return run_start.start(
+            self.agent,
+            run_by=self.run_by,
+            catalog=self.run_policy_catalog,
+            context=runtime.context,
+            recorded=state.get(RUN_POLICY_KEY),
+            thread_id=_thread_id(),
+        )
 
 
 def _thread_id() -> str | None:

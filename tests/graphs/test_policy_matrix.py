@@ -155,3 +155,33 @@ def test_each_agent_is_gated_as_the_table_says(built, graph, agent):
 def test_the_table_names_every_agent_that_was_built(built):
     """coverage: no agent or subagent in a served graph is missing from the table."""
     assert {(g, a) for g, agents in built.items() for a in agents} == set(MATRIX)
+
+
+def graphs_in(graph: Any, name: str) -> dict[str, Any]:
+    """Each agent's compiled graph in a Deep Agent, by name (the top agent's and every subagent's)."""
+    found = {name: graph}
+    tools = graph.nodes["tools"].bound.tools_by_name
+    if "task" in tools:
+        task = tools["task"].func
+        closure = dict(
+            zip(task.__code__.co_freevars, (c.cell_contents for c in task.__closure__), strict=True)
+        )
+        for sub_name, sub_graph in closure["subagent_graphs"].items():
+            found.update(graphs_in(sub_graph, sub_name))
+    return found
+
+
+@pytest.mark.parametrize("graph", list(BUILDERS))
+def test_only_the_top_agent_has_a_run_start_step(graph):
+    """steps: the top agent's gate checks each run's start; a subagent's gate adds no step of its own."""
+    agents = graphs_in(BUILDERS[graph](services=Services.open("sqlite://"), settings=DemoSettings()), graph)
+    gate_steps = {
+        name: sorted(node for node in compiled.nodes if node.startswith("ApprovalGate."))
+        for name, compiled in agents.items()
+    }
+    assert gate_steps == {
+        name: ["ApprovalGate.after_model", "ApprovalGate.before_agent"]
+        if name == graph
+        else ["ApprovalGate.after_model"]
+        for name in agents
+    }
