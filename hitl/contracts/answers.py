@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, create_model
 from hitl.contracts.decisions import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
-from hitl.contracts.published_schema import AnsweredAsSent, answered_as_sent
+from hitl.contracts.published_schema import AnsweredAsSent, PublishedSchema, answered_as_sent
 from hitl.policy.gates import DECISION_TYPES
 
 if TYPE_CHECKING:
@@ -154,14 +154,19 @@ def response_type(value: object) -> type | None:
 
 
 def response_schema(value: object) -> dict[str, Any] | None:
-    """The JSON Schema the graph publishes with the interrupt `value` (a fresh copy), or None."""
+    """The full JSON Schema of an answer to the interrupt `value` (a fresh copy), or None.
+
+    What the graph publishes with the interrupt is a reference to this (`published_schema`); the
+    server serves this one (`GET /threads/{thread_id}/answer-schemas`) and checks answers with it.
+    """
     found = response_type(value)
     if found is None:
         return None
     with _lock:
         cached = _recall(_schemas, id(found))
     if cached is None or cached[0] is not found:
-        cached = (found, json.dumps(TypeAdapter(found).json_schema()))
+        published = found.published_json if issubclass(found, PublishedSchema) else None
+        cached = (found, published or json.dumps(TypeAdapter(found).json_schema()))
         with _lock:
             _keep(_schemas, id(found), cached)
     return cast("dict[str, Any]", json.loads(cached[1]))

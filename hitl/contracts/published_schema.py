@@ -1,15 +1,18 @@
-"""Response models whose JSON Schema is generated once per shape, then served as is.
+"""Response models whose JSON Schema is generated once per shape and published by reference.
 
 LangGraph's `interrupt(value, response_schema=Model)` validates the answer with the model
-*before* it saves it, and publishes `TypeAdapter(Model).json_schema()` with the interrupt;
-pydantic rebuilds that schema on every pause (about 1 ms on this machine, and the largest
-part of what a gated pause costs a busy server). `PublishedSchema` models answer
-pydantic's schema hook with the schema published when the model was built instead.
+*before* it saves it, and publishes `TypeAdapter(Model).json_schema()` with the interrupt, which
+then sits in every checkpoint, stream event and thread record of a pending approval. For a tool
+approval that is a 3.5 KB schema (the tool's arguments, twice, in each decision type): most of
+what a pending approval kept in a server's heap, and walked by pydantic on every pause.
+`PublishedSchema` models answer pydantic's schema hook with a reference instead,
+`{"title": ..., "x-hitl-answer-schema": "/threads/{thread_id}/answer-schemas"}`; the server
+serves the full schema there, derived from the interrupt's value as its own check of an answer is
+(`hitl.contracts.answers.response_schema`). The answer is still validated by the model itself.
 
-The published schema is the generated one with its local `$ref`s inlined (a cached schema
-cannot carry refs back through pydantic's generator); a discriminated `oneOf` keeps its
-`propertyName`, and each branch names its own `const`. A recursive schema is not inlined:
-that model keeps pydantic's own generation.
+The full schema is the generated one with its local `$ref`s inlined (`published_schema`); a
+discriminated `oneOf` keeps its `propertyName`, and each branch names its own `const`. A recursive
+schema is not inlined: that model keeps pydantic's own generation, published whole.
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
 LOCAL_REF = "#/$defs/"
+REFERENCE_KEY = "x-hitl-answer-schema"
+"""The key of a referenced schema: where the full one is served."""
+ANSWER_SCHEMAS = "/threads/{thread_id}/answer-schemas"
+"""The server's route of every pending interrupt's full answer schema, by interrupt id."""
+
+
+def is_reference(schema: object) -> bool:
+    """Whether `schema` is a reference to a published schema, not the schema itself."""
+    return isinstance(schema, dict) and REFERENCE_KEY in schema
 
 
 class RecursiveSchemaError(ValueError):
@@ -35,25 +47,15 @@ class PublishedSchema(BaseModel):
 
     published_json: ClassVar[str | None] = None
     """The published schema as JSON text (`published_schema` hands out fresh copies of it)."""
-    _shared: ClassVar[dict[str, Any] | None] = None
 
     @classmethod
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> dict[str, Any]:
-        """The published schema once there is one; pydantic's own until then.
-
-        One parsed copy per model, shared: pydantic copies the dicts and lists of what the hook
-        returns but not the texts in them, so every interrupt published with this model refers to
-        the same strings instead of each pending approval keeping about 8 KB of its own (a server's
-        heap, measured by `make bench`); `tests/graphs/test_support.py` checks that a pause leaves the
-        shared copy as published.
-        """
+        """A reference to the published schema once there is one; pydantic's own until then."""
         if cls.published_json is None:
             return super().__get_pydantic_json_schema__(core_schema, handler)
-        if cls.__dict__.get("_shared") is None:
-            cls._shared = json.loads(cls.published_json)
-        return cast("dict[str, Any]", cls._shared)
+        return {"title": cls.__name__, REFERENCE_KEY: ANSWER_SCHEMAS}
 
     @classmethod
     def published_schema(cls) -> dict[str, Any] | None:
@@ -63,7 +65,7 @@ class PublishedSchema(BaseModel):
     @classmethod
     def publish(cls, response_type: Any) -> None:  # noqa: ANN401  (this model, maybe inside Annotated)
         """Generate `response_type`'s schema (this model, maybe wrapped) once and keep it inlined."""
-        cls._shared = None
+        cls.published_json = None  # pydantic's own generation, not the reference
         try:
             cls.published_json = json.dumps(inline_refs(TypeAdapter(response_type).json_schema()))
         except RecursiveSchemaError:

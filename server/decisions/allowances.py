@@ -19,7 +19,7 @@ from hitl.contracts.records import Allowance
 from hitl.gate.trusted_state import seal_allowance, trusted_allowances
 from hitl.policy.allowances import STATE_KEY
 from server.decisions.pending import Pending, ResumeRefused
-from server.identity.access import as_server
+from server.identity.access import as_server, visible_thread
 from server.identity.users import User
 from server.records import audit
 
@@ -121,12 +121,8 @@ async def revoke_on(thread_id: str, which: dict[str, Any], user: User) -> list[s
             runs or waits for an approval.
     """
     client = get_client()
-    try:
-        with as_server():
-            thread = await client.threads.get(thread_id)
-    except Exception:  # noqa: BLE001  (any lookup failure reads as "no such thread" to the caller)
-        raise NotRevoked(404, f"Thread {thread_id} not found.") from None
-    if not user.is_staff and (thread.get("metadata") or {}).get("owner") != user.identity:
+    thread = await visible_thread(thread_id, user)
+    if thread is None:
         raise NotRevoked(404, f"Thread {thread_id} not found.")
     with as_server():
         state = await client.threads.get_state(thread_id)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from hitl.contracts import answers
+from server.decisions import answer_schemas
 from server.decisions.edits import EditPolicy, authorise_edit, coerce_edits, edits_of, no_nul
 from server.decisions.pending import Accepted, Pending, ResumeRefused
 
@@ -166,9 +166,10 @@ def _validate(item: Accepted) -> None:
     """Check the answer against the contract derived from the interrupt's value.
 
     The engine's `response_schema` is only a fallback for a value this package never raises:
-    some API versions (langgraph-api 0.11.1) do not report it. Without either, refuse.
+    some API versions (langgraph-api 0.11.1) do not report it, and ours is a reference to the
+    derived one (`hitl.contracts.published_schema`), never a contract. Without either, refuse.
     """
-    schema = answers.response_schema(item.pending.value) or item.pending.response_schema
+    schema = answer_schemas.schema_of(item.pending)
     if not schema:
         raise ResumeRefused(
             422,

@@ -14,10 +14,11 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hitl.contracts.published_schema import ANSWER_SCHEMAS
 from hitl.settings import get_settings
 from server.coordination import inbox
-from server.decisions import allowances
-from server.identity.access import as_server
+from server.decisions import allowances, answer_schemas
+from server.identity.access import as_server, visible_thread
 from server.identity.users import User, directory, is_loopback
 from server.insight import observability
 from server.records import audit, receipts
@@ -35,15 +36,8 @@ def request_user(request: Request) -> User:
 
 async def audit_trail(request: Request) -> JSONResponse:
     """GET /audit/{thread_id}: every decision and refused attempt, oldest first."""
-    user = request_user(request)
     thread_id = request.path_params["thread_id"]
-    client = get_client()
-    try:
-        with as_server():
-            thread = await client.threads.get(thread_id)
-    except Exception:  # noqa: BLE001  (any lookup failure reads as "no such thread" to the caller)
-        return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
-    if not user.is_staff and (thread.get("metadata") or {}).get("owner") != user.identity:
+    if await visible_thread(thread_id, request_user(request)) is None:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     records, head = await audit.trail_with_head(thread_id)
     return JSONResponse({"records": records, "head": head})
@@ -73,6 +67,7 @@ ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}/verification", audit_verification, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
     Route("/threads/{thread_id}/allowances/revoke", allowances.revoke, methods=["POST"]),
+    Route(ANSWER_SCHEMAS, answer_schemas.page, methods=["GET"]),
     *observability.ROUTES,
 ]
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from langgraph_sdk import get_client
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from server.identity.users import User
 
 _AS_SERVER: ContextVar[bool] = ContextVar("hitl_as_server", default=False)
 
@@ -35,3 +39,16 @@ def is_server() -> bool:
 def is_not_found(error: BaseException) -> bool:
     """Whether an in-process API call failed with 404 (the SDK raises the HTTP error)."""
     return getattr(getattr(error, "response", None), "status_code", None) == 404  # noqa: PLR2004
+
+
+async def visible_thread(thread_id: str, user: User) -> dict[str, Any] | None:
+    """The thread as it is, if `user` may see it (its owner, or staff); None as for no such thread."""
+    try:
+        with as_server():
+            thread: dict[str, Any] = dict(await get_client().threads.get(thread_id))
+    except Exception:  # noqa: BLE001  (any lookup failure reads as "no such thread" to the caller)
+        return None
+    metadata = thread.get("metadata") or {}
+    if not user.is_staff and metadata.get("owner") != user.identity:
+        return None
+    return thread

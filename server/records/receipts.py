@@ -18,7 +18,7 @@ from hitl.proof.policy_revision import revision
 from hitl.proof.receipt_keys import keyring
 from hitl.proof.signed_receipts import sign as sign_receipt
 from hitl.proof.verification import Evidence, verify
-from server.identity.access import as_server
+from server.identity.access import as_server, visible_thread
 from server.records import audit
 
 if TYPE_CHECKING:
@@ -81,15 +81,9 @@ async def evidence(client: LangGraphClient, thread_id: str) -> Evidence:
 async def verification(request: Request, user: User) -> JSONResponse:
     """GET /audit/{thread_id}/verification: each receipt's verdict and the trail's problems."""
     thread_id = request.path_params["thread_id"]
-    client = get_client()
-    try:
-        with as_server():
-            thread = await client.threads.get(thread_id)
-    except Exception:  # noqa: BLE001  (any lookup failure reads as "no such thread" to the caller)
+    if await visible_thread(thread_id, user) is None:
         return _not_found(thread_id)
-    if not user.is_staff and (thread.get("metadata") or {}).get("owner") != user.identity:
-        return _not_found(thread_id)
-    report: dict[str, Any] = verify(await evidence(client, thread_id)).as_json()
+    report: dict[str, Any] = verify(await evidence(get_client(), thread_id)).as_json()
     return JSONResponse(report)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from agents.offline import phrases
 from hitl.contracts import answers
+from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY
 
 
 def only_interrupt(result):
@@ -138,14 +139,13 @@ def test_interrupt_values_survive_a_json_round_trip(support_agent):
     assert json.loads(json.dumps(pending.response_schema)) == pending.response_schema
 
 
-def test_pauses_share_one_published_schema_and_leave_it_as_published(support_agent):
-    """memory: a pause's schema refers to one parsed copy per shape (its texts), and nothing edits it."""
+def test_a_pause_publishes_a_reference_to_its_answer_schema(support_agent):
+    """memory: each pause keeps a reference of a few bytes; the whole schema is derived from the value."""
     chat = support_agent()
     first = only_interrupt(chat.say(phrases.REFUND_IN_FULL))
+    assert first.response_schema == {"title": "BatchedResponse", REFERENCE_KEY: ANSWER_SCHEMAS}
     shape = answers.response_type(first.value)
-    shared = shape.__dict__["_shared"]
-    assert first.response_schema == shape.published_schema()
-    published = TypeAdapter(shape).json_schema()  # what interrupt() publishes with each pause
-    decision, kept = (s["properties"]["decisions"]["prefixItems"][0]["oneOf"][0] for s in (published, shared))
-    assert decision["description"] is kept["description"]  # pydantic copies the dicts; the texts are shared
-    assert shared == json.loads(shape.published_json)  # as published: nothing edited it
+    full = answers.response_schema(first.value)
+    assert full == shape.published_schema()
+    assert full["properties"]["decisions"]["minItems"] == 1
+    assert len(json.dumps(full)) > 20 * len(json.dumps(first.response_schema))

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from agents.offline import phrases
+from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY
 from tests.server.helpers import only_pending as pending_of
 from tests.server.helpers import start
 
@@ -59,12 +60,15 @@ async def test_reject_through_the_server_writes_nothing(requester, supervisor, s
 
 
 async def test_interrupts_survive_a_json_round_trip(requester, server_order):
-    """contracts: the pending interrupt, as the server returns it, is plain JSON with its schema."""
-    _, thread = await start(requester, phrases.refund_in_full(server_order(777)))
+    """contracts: the pending interrupt, as the server returns it, is plain JSON; so is its served schema."""
+    thread_id, thread = await start(requester, phrases.refund_in_full(server_order(777)))
     pending = pending_of(thread)
     assert json.loads(json.dumps(pending)) == pending
     assert pending["value"]["review_configs"][0]["required_role"] == "supervisor"
-    assert pending["response_schema"]["properties"]["decisions"]["minItems"] == 1
+    assert pending["response_schema"][REFERENCE_KEY] == ANSWER_SCHEMAS
+    served = await requester.http.get(ANSWER_SCHEMAS.format(thread_id=thread_id))
+    assert json.loads(json.dumps(served)) == served
+    assert served["schemas"][pending["id"]]["properties"]["decisions"]["minItems"] == 1
 
 
 async def test_a_small_refund_streams_to_the_end_without_a_pause(

@@ -8,6 +8,7 @@ The server then checks answers with it even when the engine reports no `response
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import replace
 from typing import Any
@@ -20,6 +21,7 @@ from agents import ops, support, travel
 from agents.offline import phrases
 from agents.settings import DemoSettings
 from hitl.contracts import answers
+from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY, is_reference
 from server.decisions.checks import check_resume
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.users import User
@@ -42,9 +44,14 @@ def interrupts_of(graph: Any, text: str, policy: dict[str, Any] | None = None) -
 
 
 def published(interrupt: Any) -> dict[str, Any]:
-    """The JSON Schema the graph published with `interrupt`."""
+    """The whole JSON Schema the graph published with `interrupt` (a reference resolved to it)."""
     schema = interrupt.response_schema
-    return schema if isinstance(schema, dict) else TypeAdapter(schema).json_schema()
+    schema = schema if isinstance(schema, dict) else TypeAdapter(schema).json_schema()
+    if is_reference(schema):
+        shape = answers.response_type(interrupt.value)
+        assert schema == {"title": shape.__name__, REFERENCE_KEY: ANSWER_SCHEMAS}
+        return json.loads(shape.published_json)
+    return schema
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""`hitl.contracts.published_schema`: a response model's JSON Schema, generated once and served inlined."""
+"""`hitl.contracts.published_schema`: an answer's JSON Schema, generated once, published by reference."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ import jsonschema_rs
 import pytest
 from pydantic import BaseModel, Discriminator, TypeAdapter, ValidationError, create_model
 
-from hitl.contracts.published_schema import AnsweredAsSent, PublishedSchema, answered_as_sent, inline_refs
+from hitl.contracts.published_schema import (
+    ANSWER_SCHEMAS,
+    REFERENCE_KEY,
+    AnsweredAsSent,
+    PublishedSchema,
+    answered_as_sent,
+    inline_refs,
+    is_reference,
+)
 
 
 class Approve(BaseModel):
@@ -52,21 +60,27 @@ def test_the_published_schema_accepts_exactly_what_pydantic_generates():
     model = response_model()
     generated = TypeAdapter(model).json_schema()
     model.publish(model)
-    published = TypeAdapter(model).json_schema()
+    published = model.published_schema()
+    assert published is not None
     assert "$defs" not in json.dumps(published)
     assert "$ref" not in json.dumps(published)
     for answer in ANSWERS:
         assert jsonschema_rs.is_valid(published, answer) == jsonschema_rs.is_valid(generated, answer), answer
 
 
-def test_later_schemas_are_the_published_one_and_validation_is_unchanged():
-    """served as is: a copy of the published schema each time; the model still validates."""
+def test_once_published_the_schema_is_a_reference_and_validation_is_unchanged():
+    """by reference: `interrupt()` publishes where the whole schema is served; validation is as before."""
     model = response_model()
     model.publish(model)
-    first, second = TypeAdapter(model).json_schema(), TypeAdapter(model).json_schema()
-    assert first == second == model.published_schema()
-    assert first is not second
+    reference = TypeAdapter(model).json_schema()
+    assert reference == {"title": "Response", REFERENCE_KEY: ANSWER_SCHEMAS}
+    assert is_reference(reference)
+    assert not is_reference(model.published_schema())
+    assert model.published_schema() is not model.published_schema()  # a fresh copy each time
     assert TypeAdapter(model).validate_python({"decisions": [{"type": "approve"}]})
+    for answer in ANSWERS[2:]:
+        with pytest.raises(ValidationError):
+            TypeAdapter(model).validate_python(answer)
 
 
 def test_a_recursive_schema_keeps_pydantic_generation():
@@ -102,7 +116,7 @@ def test_an_answer_model_checks_the_answer_and_passes_it_on_as_sent():
     for wrong in ({"type": "respond"}, {"type": "edit", "args": {"amount": "five"}}, {}):
         with pytest.raises(ValidationError):
             adapter.validate_python(wrong)
-    assert adapter.json_schema() == inline_refs(TypeAdapter(Decision).json_schema())
+    assert single.published_schema() == inline_refs(TypeAdapter(Decision).json_schema())
 
 
 def test_an_adapter_of_an_answer_model_reuses_its_validator():

@@ -57,6 +57,7 @@ beforeEach(() => {
       seen.push({ method: init?.method ?? "GET", url, authorization: headers.get("authorization"), body });
       const path = new URL(url).pathname;
       if (path === `/threads/${THREAD}/state`) return json(threadState);
+      if (path === `/threads/${THREAD}/answer-schemas`) return json({ schemas: { "int-a": null } });
       if (path === `/threads/${THREAD}/stream/events`) return silentEventStream(init?.signal);
       if (path === `/threads/${THREAD}/commands`) return json(commandAnswer(body as { id: number }));
       if (path === `/audit/${THREAD}`) return json({ records: [] });

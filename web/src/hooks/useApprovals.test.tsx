@@ -59,12 +59,12 @@ function use(init: FakeStreamInit, respond?: Respond) {
 const byId = (pending: PendingApproval[], id: string) => pending.find((p) => p.id === id);
 
 beforeEach(() => {
-  stateBody = { values: {}, tasks: [], interrupts: [] };
+  stateBody = { schemas: {} };
   auditBody = { records: [] };
   vi.stubGlobal(
     "fetch",
     vi.fn(async (url: string) => {
-      const body = url.includes("/audit/") ? auditBody : url.includes("/state") ? stateBody : {};
+      const body = url.includes("/audit/") ? auditBody : url.includes("/answer-schemas") ? stateBody : {};
       return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
     }),
   );
@@ -144,13 +144,8 @@ describe("per-call approvals, forms and approval requests", () => {
     expect(result.current.pending).toEqual([]);
   });
 
-  it("reads each interrupt's response_schema from thread state for the edit form and the form card", async () => {
-    stateBody = {
-      tasks: [
-        { interrupts: [{ id: "int-a", value: toolApproval, response_schema: perCallSchema }] },
-        { interrupts: [], state: { tasks: [{ interrupts: [{ id: "form-1", value: form, response_schema: formSchema }] }] } },
-      ],
-    };
+  it("reads each interrupt's full answer schema from the server for the edit form and the form card", async () => {
+    stateBody = { schemas: { "int-a": perCallSchema, "form-1": formSchema, "ask-1": null } };
     const respond = makeRespond();
     const { result } = use(
       { interrupts: [{ id: "int-a", value: toolApproval }, { id: "form-1", value: form }, { id: "ask-1", value: approvalRequest }] },

@@ -1,7 +1,9 @@
 /**
- * The `response_schema` of each pending interrupt. The streaming protocol carries only
- * `{id, value}`, so the schemas are read from `GET /threads/{id}/state`, where every
- * interrupt (in `interrupts` and in each task, nested ones included) keeps its own.
+ * The full answer schema of each pending interrupt. The streaming protocol carries only
+ * `{id, value}`, and the graph publishes an approval's `response_schema` by reference
+ * (`{"x-hitl-answer-schema": "/threads/{thread_id}/answer-schemas"}`), so the schemas are read
+ * from `GET /threads/{id}/answer-schemas`: `{"schemas": {interrupt_id: schema | null}}`, every
+ * interrupt waiting on the thread (nested ones included), derived by the server from its value.
  */
 import { useEffect, useRef, useState } from "react";
 import { getJson } from "../api/http";
@@ -11,25 +13,12 @@ import type { JsonSchema } from "../interrupts/responseSchema";
 const RETRY_MS = 1500;
 const MAX_ATTEMPTS = 3;
 
-export function collectResponseSchemas(state: unknown, into = new Map<string, JsonSchema | null>()) {
-  if (!isRecord(state)) return into;
-  const visit = (interrupts: unknown) => {
-    if (!Array.isArray(interrupts)) return;
-    for (const entry of interrupts) {
-      if (!isRecord(entry) || typeof entry.id !== "string") continue;
-      const schema = isRecord(entry.response_schema) ? entry.response_schema : null;
-      if (schema || !into.has(entry.id)) into.set(entry.id, schema);
-    }
-  };
-  visit(state.interrupts);
-  if (Array.isArray(state.tasks)) {
-    for (const task of state.tasks) {
-      if (!isRecord(task)) continue;
-      visit(task.interrupts);
-      collectResponseSchemas(task.state, into);
-    }
-  }
-  return into;
+/** The schemas of an answer-schemas page, by interrupt id (`null`: the server knows none). */
+export function answerSchemas(page: unknown): Map<string, JsonSchema | null> {
+  const found = new Map<string, JsonSchema | null>();
+  const schemas = isRecord(page) && isRecord(page.schemas) ? page.schemas : {};
+  for (const [id, schema] of Object.entries(schemas)) found.set(id, isRecord(schema) ? schema : null);
+  return found;
 }
 
 /** Map from interrupt id to its schema: absent while unknown, `null` when it has none. */
@@ -53,9 +42,9 @@ export function useInterruptSchemas(
     if (!threadId || !missing) return;
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    getJson(`/threads/${encodeURIComponent(threadId)}/state`, token, { signal: abort.signal, base: apiUrl })
-      .then((state) => {
-        const found = collectResponseSchemas(state);
+    getJson(`/threads/${encodeURIComponent(threadId)}/answer-schemas`, token, { signal: abort.signal, base: apiUrl })
+      .then((page) => {
+        const found = answerSchemas(page);
         const wanted = missing.split(",");
         attempts.current += 1;
         const settle = wanted.every((id) => found.has(id)) || attempts.current >= MAX_ATTEMPTS;
