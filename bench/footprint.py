@@ -37,9 +37,10 @@ NOT_FOLDERS = frozenset({"rss", "heap", "disk"})
 HEAP_LIMIT = (
     "what a pending approval keeps in the server's heap: the runtime's thread record (its state and "
     "interrupts), runs and retained stream events (checkpoints live in SQLite, outside the Python heap). "
-    "Ours, traced while investigating: the interrupt's 3.5 KB answer schema as the thread record keeps "
-    "it (about 17 KB of Python objects more than stock's), the retained debug events that copy it (about "
-    "6 KB), the longer value (the reviewer's description) and the inbox index's row"
+    "Ours adds the longer value (who may decide, the deadline, the reviewer's description) and the "
+    "inbox index's row. The answer schema is published by reference: as a copy of 3.5 KB it was about "
+    "26 KB of Python objects per approval (47.7 KB ours, 16.6 KB stock in a 200-approval run; 21.2 KB "
+    "ours by reference)"
 )
 MEMORY_LIMIT = (
     "RSS of a Python process: allocator reuse and the runtime's periodic pickling make it move in "
