@@ -96,21 +96,31 @@ BUILDERS = {"support": support.make_graph, "travel": travel.make_graph, "ops": o
 
 def agents_in(graph: Any, name: str) -> dict[str, tuple[HumanInTheLoopMiddleware, set[str]]]:
     """Each agent in a compiled Deep Agent, by name: its one HITL middleware and its tools."""
-    hitl = {
-        node.bound.func.__self__
-        for node in graph.nodes.values()
-        if isinstance(getattr(getattr(node.bound, "func", None), "__self__", None), HumanInTheLoopMiddleware)
-    }
-    assert len(hitl) == 1, f"{name}: expected one HITL middleware, found {hitl}"
+    found = {}
+    for agent, compiled in graphs_in(graph, name).items():
+        hitl = {
+            node.bound.func.__self__
+            for node in compiled.nodes.values()
+            if isinstance(
+                getattr(getattr(node.bound, "func", None), "__self__", None), HumanInTheLoopMiddleware
+            )
+        }
+        assert len(hitl) == 1, f"{agent}: expected one HITL middleware, found {hitl}"
+        found[agent] = (hitl.pop(), set(compiled.nodes["tools"].bound.tools_by_name))
+    return found
+
+
+def graphs_in(graph: Any, name: str) -> dict[str, Any]:
+    """Each agent's compiled graph in a Deep Agent, by name (the top agent's and every subagent's)."""
+    found = {name: graph}
     tools = graph.nodes["tools"].bound.tools_by_name
-    found = {name: (hitl.pop(), set(tools))}
     if "task" in tools:
         task = tools["task"].func
         closure = dict(
             zip(task.__code__.co_freevars, (c.cell_contents for c in task.__closure__), strict=True)
         )
         for sub_name, sub_graph in closure["subagent_graphs"].items():
-            found.update(agents_in(sub_graph, sub_name))
+            found.update(graphs_in(sub_graph, sub_name))
     return found
 
 
@@ -155,20 +165,6 @@ def test_each_agent_is_gated_as_the_table_says(built, graph, agent):
 def test_the_table_names_every_agent_that_was_built(built):
     """coverage: no agent or subagent in a served graph is missing from the table."""
     assert {(g, a) for g, agents in built.items() for a in agents} == set(MATRIX)
-
-
-def graphs_in(graph: Any, name: str) -> dict[str, Any]:
-    """Each agent's compiled graph in a Deep Agent, by name (the top agent's and every subagent's)."""
-    found = {name: graph}
-    tools = graph.nodes["tools"].bound.tools_by_name
-    if "task" in tools:
-        task = tools["task"].func
-        closure = dict(
-            zip(task.__code__.co_freevars, (c.cell_contents for c in task.__closure__), strict=True)
-        )
-        for sub_name, sub_graph in closure["subagent_graphs"].items():
-            found.update(graphs_in(sub_graph, sub_name))
-    return found
 
 
 @pytest.mark.parametrize("graph", list(BUILDERS))
