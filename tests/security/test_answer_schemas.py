@@ -93,3 +93,14 @@ async def test_a_form_and_an_idle_thread(requester, http_as):
     idle = (await requester.threads.create())["thread_id"]
     answer = await http_as("requester1").get(path(idle))
     assert (answer.status_code, answer.json()) == (200, {"schemas": {}})
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("user", ["requester1", "reviewer1", None])
+async def test_the_route_only_reads(http_as, paused, server_services, requester, method, user):
+    """anything but GET, by anyone: a 4xx, never a 5xx; the approval still waits, nothing is refunded."""
+    thread_id, interrupt_id, order_id = paused
+    answer = await http_as(user).request(method, path(thread_id), json={"schemas": {interrupt_id: {}}})
+    assert 400 <= answer.status_code < 500, answer.text[:300]
+    assert only_pending(await requester.threads.get(thread_id))["id"] == interrupt_id
+    assert server_services.payments.refunds_for(order_id) == []
