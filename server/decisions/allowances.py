@@ -20,7 +20,7 @@ from hitl.gate.trusted_state import seal_allowance, trusted_allowances
 from hitl.policy.allowances import STATE_KEY
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, visible_thread
-from server.identity.users import User
+from server.identity.users import User, request_user
 from server.records import audit
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ async def revoke(request: Request) -> JSONResponse:
     revokes every live one. The owner, reviewers and supervisors may revoke (it only tightens); each
     revocation is audited. Refused with 409 while the thread waits for an approval or runs.
     """
-    user = User(identity=request.user.identity, role=request.user["role"])
+    user = request_user(request)
     try:
         body = json.loads(await request.body() or b"{}")
     except ValueError:

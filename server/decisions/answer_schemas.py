@@ -21,7 +21,7 @@ from hitl.contracts import answers
 from hitl.contracts.published_schema import is_reference
 from server.decisions.pending import Pending
 from server.identity.access import as_server, visible_thread
-from server.identity.users import User
+from server.identity.users import request_user
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 async def page(request: Request) -> JSONResponse:
     """The full answer schema of every interrupt pending on the thread, by interrupt id."""
     thread_id = request.path_params["thread_id"]
-    user = User(identity=request.user.identity, role=request.user["role"])
-    if await visible_thread(thread_id, user) is None:
+    if await visible_thread(thread_id, request_user(request)) is None:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     with as_server():
         state = await get_client().threads.get_state(thread_id)

@@ -19,7 +19,7 @@ from hitl.settings import get_settings
 from server.coordination import inbox
 from server.decisions import allowances, answer_schemas
 from server.identity.access import as_server, visible_thread
-from server.identity.users import User, directory, is_loopback
+from server.identity.users import directory, is_loopback, request_user
 from server.insight import observability
 from server.records import audit, receipts
 
@@ -27,11 +27,6 @@ if TYPE_CHECKING:
     from starlette.datastructures import URLPath
     from starlette.requests import Request
     from starlette.types import ASGIApp, Receive, Scope, Send
-
-
-def request_user(request: Request) -> User:
-    """The caller, as the server's auth resolved them (`enable_custom_route_auth`)."""
-    return User(identity=request.user.identity, role=request.user["role"])
 
 
 async def audit_trail(request: Request) -> JSONResponse:

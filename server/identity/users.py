@@ -19,6 +19,8 @@ from disarm import is_mixed_script, skeleton_key
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+
     from hitl.contracts.interrupts import Decider
 
 Role = Literal["requester", "reviewer", "supervisor"]
@@ -164,3 +166,8 @@ def directory() -> UserDirectory:
     settings = get_settings()
     check_dev_tokens(settings.hitl_users, dev_mode=settings.hitl_dev_mode)
     return UserDirectory(settings.hitl_users)
+
+
+def request_user(request: Request) -> User:
+    """The caller of a custom route, as the server's auth resolved them (`enable_custom_route_auth`)."""
+    return User(identity=request.user.identity, role=request.user["role"])

@@ -17,18 +17,13 @@ from starlette.routing import BaseRoute, Route
 
 from server.coordination.pending_index import INDEX
 from server.identity.access import as_server
-from server.identity.users import User
+from server.identity.users import User, request_user
 from server.insight import analytics, metrics
 from server.insight.analytics_query import AnalyticsQuery
 from server.records import history
 
 if TYPE_CHECKING:
     from starlette.requests import Request
-
-
-def _caller(request: Request) -> User:
-    """The caller, as the server's auth resolved them (`enable_custom_route_auth`)."""
-    return User(identity=request.user.identity, role=request.user["role"])
 
 
 def _not_staff(user: User, what: str) -> JSONResponse | None:
@@ -39,7 +34,7 @@ def _not_staff(user: User, what: str) -> JSONResponse | None:
 
 async def metrics_page(request: Request) -> Response:
     """GET /hitl/metrics: this process's metrics, the pending gauge re-read from the inbox index."""
-    if refusal := _not_staff(_caller(request), "/hitl/metrics"):
+    if refusal := _not_staff(request_user(request), "/hitl/metrics"):
         return refusal
     with as_server():
         await INDEX.sync(get_client())
@@ -48,7 +43,7 @@ async def metrics_page(request: Request) -> Response:
 
 async def analytics_page(request: Request) -> JSONResponse:
     """GET /analytics?since=&until=&agent=&tool=: decisions, timings and signals from the audit trail."""
-    if refusal := _not_staff(_caller(request), "/analytics"):
+    if refusal := _not_staff(request_user(request), "/analytics"):
         return refusal
     try:
         query = AnalyticsQuery.from_params(request.query_params, datetime.now(UTC))
@@ -66,7 +61,7 @@ async def analytics_page(request: Request) -> JSONResponse:
 
 async def me(request: Request) -> JSONResponse:
     """GET /me: the caller's name and role."""
-    user = _caller(request)
+    user = request_user(request)
     return JSONResponse({"identity": user.identity, "role": user.role})
 
 
