@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, create_model
 from hitl.contracts.decisions import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
-from hitl.contracts.published_schema import AnsweredAsSent, PublishedSchema, answered_as_sent
+from hitl.contracts.published_schema import PublishedSchema, answered_as_sent
 from hitl.policy.gates import DECISION_TYPES
 
 if TYPE_CHECKING:
@@ -102,12 +102,10 @@ def batched_type(per_call_types: Sequence[type]) -> type:
         found = _recall(_batched_types, key)
     if found is not None:
         return found
-    built = create_model(
+    built = answered_as_sent(
         "BatchedResponse",
-        __base__=AnsweredAsSent,
-        decisions=(tuple[key], ...),  # type: ignore[valid-type]
+        create_model("BatchedResponse", decisions=(tuple[key], ...)),  # type: ignore[valid-type]
     )
-    built.publish(built)
     with _lock:
         _keep(_batched_types, key, built)
     return built

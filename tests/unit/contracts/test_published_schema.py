@@ -12,7 +12,6 @@ from pydantic import BaseModel, Discriminator, TypeAdapter, ValidationError, cre
 from hitl.contracts.published_schema import (
     ANSWER_SCHEMAS,
     REFERENCE_KEY,
-    AnsweredAsSent,
     PublishedSchema,
     answered_as_sent,
     inline_refs,
@@ -121,7 +120,19 @@ def test_an_answer_model_checks_the_answer_and_passes_it_on_as_sent():
 
 def test_an_adapter_of_an_answer_model_reuses_its_validator():
     """`interrupt()` makes a TypeAdapter of its response_schema on every call: it must be a model."""
-    batched = create_model("Response", __base__=AnsweredAsSent, decisions=(tuple[Decision], ...))
-    batched.publish(batched)
+    batched = answered_as_sent("Response", create_model("Response", decisions=(tuple[Decision], ...)))
     for model in (batched, answered_as_sent("DecisionAnswer", Decision)):
         assert TypeAdapter(model).validator is model.__pydantic_validator__
+
+
+def test_a_pause_generates_the_reference_without_walking_the_contract():
+    """per pause: the answer model has no definitions, so pydantic generates only the reference."""
+    contract = create_model("Response", decisions=(tuple[Decision], ...))
+    model = answered_as_sent("Response", contract)
+    assert model.__pydantic_core_schema__["type"] != "definitions"
+    assert "Edit" not in json.dumps(model.__pydantic_core_schema__, default=str)
+    assert TypeAdapter(model).json_schema() == {"title": "Response", REFERENCE_KEY: ANSWER_SCHEMAS}
+    assert model.published_schema() == inline_refs(TypeAdapter(contract).json_schema())
+    with pytest.raises(ValidationError) as refused:
+        TypeAdapter(model).validate_python({"decisions": [{"type": "edit", "args": {"amount": "five"}}]})
+    assert {error["loc"][:3] for error in refused.value.errors()} == {("decisions", 0, "edit")}
