@@ -40,8 +40,8 @@ THROUGHPUT_LIMIT = (
     "2 cores shared by the server (one Python process, GIL) and the clients: from 10 clients on, CPU is "
     "the limit. The server spends about 80 ms of CPU per cycle on either agent (80.6 ms ours, 80.1 ms "
     "stock at 1 client, measured while investigating): the admission checks' 13 in-process API calls, "
-    "2 runs, their checkpoints and streams; ours adds the gate's work (about 1 ms) and one more step "
-    "(the top gate's run start); its answer schema is published by reference, not copied. "
+    "2 runs, their checkpoints and streams; ours adds the gate's work (about 1 ms; its run start is "
+    "in the first model call, not a step of its own); its answer schema is published by reference. "
     "Each waiting client's join re-reads its run every 0.5 s by scanning every run the runtime holds"
 )
 

@@ -17,8 +17,10 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
+from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
+from langgraph.types import Command
 
 from hitl.contracts import answers
 from hitl.gate import batched, per_call, run_start
@@ -35,10 +37,9 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from langchain.agents.middleware.human_in_the_loop import Action
-    from langchain.agents.middleware.types import AgentState, ToolCallRequest
+    from langchain.agents.middleware.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
-    from langgraph.types import Command
 
     from hitl.contracts.interrupts import InterruptMode, ToolApprovalRequest
     from hitl.policy.deadlines import Deadline
@@ -249,8 +250,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
 class RunStartGate(ApprovalGate):
     """The top agent's gate: it also checks who runs the agent and records the run's policy override.
 
-    Only the top agent has one: a subagent's gate adds no step of its own to the subagent's graph
-    (a gate with `before_agent` is one more node, run at every start).
+    Both at a run's start, in the top agent's model call (`wrap_model_call`): no step of its own,
+    which would be one more node run at every start. Only the top agent has one.
     """
 
     def __init__(
@@ -271,24 +272,53 @@ class RunStartGate(ApprovalGate):
 
     @property
     def name(self) -> str:
-        """Its graph nodes keep the gate's name (`ApprovalGate.before_agent`, `ApprovalGate.after_model`)."""
+        """It keeps the gate's name: its graph node is `ApprovalGate.after_model`, as a subagent's."""
         return ApprovalGate.__name__
 
-    def before_agent(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """The top agent checks who runs it, and records the run's checked `context["policy"]` (`run_start`).
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """At a run's start, check who runs the agent and record its override before the model answers.
 
         Raises:
             PermissionError: the caller's role may not run this agent (the server refuses it earlier).
             OverrideError: the override does not fit this agent (the server refuses it earlier).
         """
+        started = self._run_start(request)
+        return _with_update(handler(request), started)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """`wrap_model_call` for async runs (the server's)."""
+        started = self._run_start(request)
+        return _with_update(await handler(request), started)
+
+    def _run_start(self, request: ModelRequest[Any]) -> dict[str, Any] | None:
+        """The run start's state update (`run_start.start`), or None when this model call starts no run."""
+        if not run_start.starts_run(request.state.get("messages") or ()):
+            return None
         return run_start.start(
             self.agent,
             run_by=self.run_by,
             catalog=self.run_policy_catalog,
-            context=runtime.context,
-            recorded=state.get(RUN_POLICY_KEY),
+            context=request.runtime.context,
+            recorded=request.state.get(RUN_POLICY_KEY),
             thread_id=_thread_id(),
         )
+
+
+def _with_update(
+    response: ModelResponse[Any], update: dict[str, Any] | None
+) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+    """The model's response, with the run start's state update applied beside it when there is one."""
+    if update is None:
+        return response
+    return ExtendedModelResponse(model_response=response, command=Command(update=update))
 
 
 def _thread_id() -> str | None:

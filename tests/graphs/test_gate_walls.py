@@ -17,7 +17,9 @@ from sqlalchemy.exc import OperationalError
 
 from agents.offline import phrases
 from hitl.gate.trusted_state import CLEARANCES_KEY
-from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for
+from tests.graphs.conftest import Conversation
+from tests.graphs.test_interrupt_on import stock_project
+from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for, server_run
 
 
 def planted_refund(order_id: str, amount: float) -> AIMessage:
@@ -164,6 +166,32 @@ def test_a_requester_cannot_run_the_ops_agent_even_past_the_server(ops_agent):
             as_caller(chat, "requester1", "requester"),
             version="v2",
         )
+
+
+def test_who_runs_an_agent_is_checked_at_each_runs_start_not_at_its_resumes(services, new_order):
+    """run_by requester: a reviewer may not start a run, but approves a requester's; refunded once."""
+    chat = Conversation(stock_project(services, run_by=["requester"]), str(uuid.uuid4()))
+    order_id = new_order(300)
+    with pytest.raises(PermissionError, match="may not run shop"):
+        chat.graph.invoke(
+            {"messages": [{"role": "user", "content": "hello"}]},
+            as_caller(chat, "reviewer1", "reviewer"),
+            version="v2",
+        )
+    paused = chat.graph.invoke(
+        {"messages": [{"role": "user", "content": phrases.refund_amount(300, order_id)}]},
+        as_caller(chat, "requester1", "requester"),
+        version="v2",
+    )
+    (action,) = paused.interrupts[0].value["action_requests"]
+    receipts = {action["tool_call_id"]: receipt_for(chat, action, "approve", action["args"])}
+    chat.graph.invoke(
+        Command(resume={"decisions": [{"type": "approve"}]}),
+        server_run(chat, receipts, "reviewer1", "reviewer"),
+        version="v2",
+    )
+    assert [r["amount"] for r in services.payments.refunds_for(order_id)] == [300.0]
+    assert f"Refunded 300 on order {order_id}" in chat.last_words()
 
 
 def test_a_tool_failing_after_approval_is_recorded_and_the_thread_goes_on(

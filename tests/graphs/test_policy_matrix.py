@@ -168,16 +168,11 @@ def test_the_table_names_every_agent_that_was_built(built):
 
 
 @pytest.mark.parametrize("graph", list(BUILDERS))
-def test_only_the_top_agent_has_a_run_start_step(graph):
-    """steps: the top agent's gate checks each run's start; a subagent's gate adds no step of its own."""
+def test_no_gate_adds_a_step_beyond_the_stock_one(graph):
+    """steps: each gate's one node is the stock after_model; the run start is in the top's model call."""
     agents = graphs_in(BUILDERS[graph](services=Services.open("sqlite://"), settings=DemoSettings()), graph)
     gate_steps = {
         name: sorted(node for node in compiled.nodes if node.startswith("ApprovalGate."))
         for name, compiled in agents.items()
     }
-    assert gate_steps == {
-        name: ["ApprovalGate.after_model", "ApprovalGate.before_agent"]
-        if name == graph
-        else ["ApprovalGate.after_model"]
-        for name in agents
-    }
+    assert gate_steps == {name: ["ApprovalGate.after_model"] for name in agents}

@@ -100,7 +100,14 @@ HUMAN_TEXTS = {
 
 GATE_KEYS = ["hitl_edited_tool_calls", "approval_receipts", "approval_allowances", "run_policy"]
 OTHER_KEYS = ["files", "todos", "jump_to", "structured_response", "remaining_steps", "unknown_key"]
-NODES = ["tools", "model", "ApprovalGate.after_model", "ApprovalGate.before_agent", "__end__", "nowhere"]
+NODES = [
+    "tools",
+    "model",
+    "ApprovalGate.after_model",
+    "PatchToolCallsMiddleware.before_agent",
+    "__end__",
+    "nowhere",
+]
 RESERVED_METADATA = ["owner", "escalations", "graph_id", "assistant_id"]
 STRATEGIES = [None, "reject", "enqueue", "rollback", "interrupt"]
 
