@@ -26,7 +26,8 @@ from hitl.declared_subagents import (
     refuse_gate_on_compiled,
     refuse_stock_gates,
 )
-from hitl.gate.gate import ApprovalGate, RunStartGate
+from hitl.gate.gate import ApprovalGate
+from hitl.gate.run_start import RunStartGate
 from hitl.model.factory import make_model
 from hitl.model.malformed_calls import MalformedCallRetry
 from hitl.model.scripted.chat import declare

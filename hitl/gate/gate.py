@@ -17,29 +17,33 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware import HumanInTheLoopMiddleware, InterruptOnConfig
-from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
-from langgraph.types import Command
 
 from hitl.contracts import answers
-from hitl.gate import batched, per_call, run_start
+from hitl.gate import batched, per_call
 from hitl.gate.review_requests import ReviewRequests
-from hitl.gate.run_start import RUN_POLICY_KEY
 from hitl.gate.tool_outcome import arun_checked, run_checked
-from hitl.gate.trusted_state import CLEARANCES_KEY, ApprovalState, trusted_allowances, trusted_run_policy
+from hitl.gate.trusted_state import (
+    CLEARANCES_KEY,
+    RUN_POLICY_KEY,
+    ApprovalState,
+    trusted_allowances,
+    trusted_run_policy,
+)
 from hitl.policy.allowances import STATE_KEY, covering
 from hitl.policy.gates import BUILTIN_TOOLS, Policy, ToolGate, check_policy
-from hitl.policy.overrides import PolicyCatalog, effective_policy
+from hitl.policy.overrides import effective_policy
 from hitl.proof import receipt_check
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from langchain.agents.middleware.human_in_the_loop import Action
-    from langchain.agents.middleware.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
+    from langchain.agents.middleware.types import AgentState, ToolCallRequest
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
+    from langgraph.types import Command
 
     from hitl.contracts.interrupts import InterruptMode, ToolApprovalRequest
     from hitl.policy.deadlines import Deadline
@@ -96,7 +100,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
 
     def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
         """This agent's policy as the run's recorded override changes it."""
-        override = trusted_run_policy(state.get(RUN_POLICY_KEY), _thread_id())
+        override = trusted_run_policy(state.get(RUN_POLICY_KEY), current_thread_id())
         return effective_policy(self.policy, self.gateable, override)
 
     def _pauses(self, call: ToolCall, policy: Mapping[str, ToolGate], state: Mapping[str, Any]) -> bool:
@@ -106,7 +110,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return False
         allowances = trusted_allowances(state.get(STATE_KEY))
         return not allowances or (
-            covering(allowances, thread_id=_thread_id(), agent=self.agent, gate=gate, call=call) is None
+            covering(allowances, thread_id=current_thread_id(), agent=self.agent, gate=gate, call=call)
+            is None
         )
 
     def after_model(
@@ -122,7 +127,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return None
         started = time.perf_counter()
         policy = self.policy_for(state)
-        thread_id = _thread_id()
+        thread_id = current_thread_id()
         gated = [
             (index, call) for index, call in enumerate(last.tool_calls) if self._pauses(call, policy, state)
         ]
@@ -154,12 +159,19 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            if decided and (refused := receipt_check.blocked(to_run, self.agent, _thread_id())) is not None:
+            if (
+                decided
+                and (refused := receipt_check.blocked(to_run, self.agent, current_thread_id())) is not None
+            ):
                 return refused
             return cast(
                 "ToolMessage | Command[Any]",
                 run_checked(
-                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=_thread_id(), decided=decided
+                    to_run,
+                    lambda: handler(to_run),
+                    agent=self.agent,
+                    thread_id=current_thread_id(),
+                    decided=decided,
                 ),
             )
 
@@ -176,7 +188,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         decided = self._decided(request)
 
         async def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            thread_id = _thread_id()
+            thread_id = current_thread_id()
             if (
                 decided
                 and (refused := await receipt_check.ablocked(to_run, self.agent, thread_id)) is not None
@@ -185,7 +197,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return cast(
                 "ToolMessage | Command[Any]",
                 await arun_checked(
-                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=_thread_id(), decided=decided
+                    to_run,
+                    lambda: handler(to_run),
+                    agent=self.agent,
+                    thread_id=current_thread_id(),
+                    decided=decided,
                 ),
             )
 
@@ -206,7 +222,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         final = self._reviewer_edit(request) or request.tool_call
         clearances = request.state.get(CLEARANCES_KEY)
         return batched.uncleared(
-            request.tool_call, final, clearances, agent=self.agent, thread_id=_thread_id()
+            request.tool_call, final, clearances, agent=self.agent, thread_id=current_thread_id()
         )
 
     def _decided(self, request: ToolCallRequest) -> bool:
@@ -247,81 +263,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         return self.reviews.per_call(stock, request.tool_call, gate, config["allowed_decisions"])
 
 
-class RunStartGate(ApprovalGate):
-    """The top agent's gate: it also checks who runs the agent and records the run's policy override.
-
-    Both at a run's start, in the top agent's model call (`wrap_model_call`): no step of its own,
-    which would be one more node run at every start. Only the top agent has one.
-    """
-
-    def __init__(
-        self,
-        *args: Any,  # noqa: ANN401  (`ApprovalGate`'s)
-        run_policy_catalog: PolicyCatalog,
-        run_by: frozenset[str] | None = None,
-        **kwargs: Any,  # noqa: ANN401  (`ApprovalGate`'s)
-    ) -> None:
-        """An `ApprovalGate` that also checks who runs the agent and the run's policy override.
-
-        A run's `context["policy"]` is checked against `run_policy_catalog` and recorded in state
-        when the run starts; callers whose roles are not in `run_by` (None: everyone) are refused.
-        """
-        super().__init__(*args, **kwargs)
-        self.run_policy_catalog = run_policy_catalog
-        self.run_by = run_by
-
-    @property
-    def name(self) -> str:
-        """It keeps the gate's name: its graph node is `ApprovalGate.after_model`, as a subagent's."""
-        return ApprovalGate.__name__
-
-    def wrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-        """At a run's start, check who runs the agent and record its override before the model answers.
-
-        Raises:
-            PermissionError: the caller's role may not run this agent (the server refuses it earlier).
-            OverrideError: the override does not fit this agent (the server refuses it earlier).
-        """
-        started = self._run_start(request)
-        return _with_update(handler(request), started)
-
-    async def awrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-        """`wrap_model_call` for async runs (the server's)."""
-        started = self._run_start(request)
-        return _with_update(await handler(request), started)
-
-    def _run_start(self, request: ModelRequest[Any]) -> dict[str, Any] | None:
-        """The run start's state update (`run_start.start`), or None when this model call starts no run."""
-        if not run_start.starts_run(request.state.get("messages") or ()):
-            return None
-        return run_start.start(
-            self.agent,
-            run_by=self.run_by,
-            catalog=self.run_policy_catalog,
-            context=request.runtime.context,
-            recorded=request.state.get(RUN_POLICY_KEY),
-            thread_id=_thread_id(),
-        )
-
-
-def _with_update(
-    response: ModelResponse[Any], update: dict[str, Any] | None
-) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-    """The model's response, with the run start's state update applied beside it when there is one."""
-    if update is None:
-        return response
-    return ExtendedModelResponse(model_response=response, command=Command(update=update))
-
-
-def _thread_id() -> str | None:
+def current_thread_id() -> str | None:
     """The thread this graph runs on (subagents run on their parent's)."""
     try:
         thread_id = get_config().get("configurable", {}).get("thread_id")

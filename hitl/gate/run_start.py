@@ -12,21 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import ToolMessage
+from langgraph.types import Command
 
 from hitl.gate.caller import current_caller
-from hitl.gate.trusted_state import seal_run_policy, trusted_run_policy
+from hitl.gate.gate import ApprovalGate, current_thread_id
+from hitl.gate.trusted_state import RUN_POLICY_KEY, seal_run_policy, trusted_run_policy
 from hitl.policy.overrides import parse
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Awaitable, Callable, Sequence
 
+    from langchain.agents.middleware.types import ModelRequest, ModelResponse
     from langchain_core.messages import AnyMessage
 
     from hitl.policy.overrides import PolicyCatalog
-
-RUN_POLICY_KEY = "run_policy"
-"""The state key of the run's checked policy override (`trusted_state.seal_run_policy`)."""
 
 
 def starts_run(messages: Sequence[AnyMessage]) -> bool:
@@ -69,3 +70,77 @@ def start(  # noqa: PLR0913  (the agent, who may run it, and what the run brings
     ):
         return None
     return {RUN_POLICY_KEY: seal_run_policy(override, thread_id)}
+
+
+class RunStartGate(ApprovalGate):
+    """The top agent's gate: it also checks who runs the agent and records the run's policy override.
+
+    Both at a run's start, in the top agent's model call (`wrap_model_call`): no step of its own,
+    which would be one more node run at every start. Only the top agent has one.
+    """
+
+    def __init__(
+        self,
+        *args: Any,  # noqa: ANN401  (`ApprovalGate`'s)
+        run_policy_catalog: PolicyCatalog,
+        run_by: frozenset[str] | None = None,
+        **kwargs: Any,  # noqa: ANN401  (`ApprovalGate`'s)
+    ) -> None:
+        """An `ApprovalGate` that also checks who runs the agent and the run's policy override.
+
+        A run's `context["policy"]` is checked against `run_policy_catalog` and recorded in state
+        when the run starts; callers whose roles are not in `run_by` (None: everyone) are refused.
+        """
+        super().__init__(*args, **kwargs)
+        self.run_policy_catalog = run_policy_catalog
+        self.run_by = run_by
+
+    @property
+    def name(self) -> str:
+        """It keeps the gate's name: its graph node is `ApprovalGate.after_model`, as a subagent's."""
+        return ApprovalGate.__name__
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """At a run's start, check who runs the agent and record its override before the model answers.
+
+        Raises:
+            PermissionError: the caller's role may not run this agent (the server refuses it earlier).
+            OverrideError: the override does not fit this agent (the server refuses it earlier).
+        """
+        started = self._run_start(request)
+        return _with_update(handler(request), started)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+        """`wrap_model_call` for async runs (the server's)."""
+        started = self._run_start(request)
+        return _with_update(await handler(request), started)
+
+    def _run_start(self, request: ModelRequest[Any]) -> dict[str, Any] | None:
+        """The run start's state update (`start`), or None when this model call starts no run."""
+        if not starts_run(request.state.get("messages") or ()):
+            return None
+        return start(
+            self.agent,
+            run_by=self.run_by,
+            catalog=self.run_policy_catalog,
+            context=request.runtime.context,
+            recorded=request.state.get(RUN_POLICY_KEY),
+            thread_id=current_thread_id(),
+        )
+
+
+def _with_update(
+    response: ModelResponse[Any], update: dict[str, Any] | None
+) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+    """The model's response, with the run start's state update applied beside it when there is one."""
+    if update is None:
+        return response
+    return ExtendedModelResponse(model_response=response, command=Command(update=update))

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CLEARANCES_KEY = "hitl_cleared_calls"
+RUN_POLICY_KEY = "run_policy"
+"""The state key of the run's checked policy override (`seal_run_policy`), recorded at its start."""
 RECEIPT = "receipt"
 ALLOWANCE = "allowance"
 RUN_POLICY = "run_policy"

@@ -11,8 +11,7 @@ import json
 from typing import Any
 
 from hitl.contracts.edits import NUL
-from hitl.gate.run_start import RUN_POLICY_KEY
-from hitl.gate.trusted_state import CLEARANCES_KEY
+from hitl.gate.trusted_state import CLEARANCES_KEY, RUN_POLICY_KEY
 from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
 from server.decisions.pending import ResumeRefused
 

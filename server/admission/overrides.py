@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth, get_client
 
-from hitl.gate.run_start import RUN_POLICY_KEY
+from hitl.gate.trusted_state import RUN_POLICY_KEY
 from hitl.policy.allowances import STATE_KEY
 from hitl.policy.overrides import OverrideError, PolicyCatalog, changes, parse, without_loosening
 from hitl.policy.served import AgentCard, card_of
