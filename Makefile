@@ -31,7 +31,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 
 .DEFAULT_GOAL := help
-.PHONY: help dev serve-replicas local-services test chaos lint schemas bench clean
+.PHONY: help dev serve-replicas local-services test test-web test-python chaos lint schemas bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -79,8 +79,15 @@ local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas a
 serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.runtime.replicas --replicas $(N) --port $(PORT)
 
-test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest), then pytest (graphs, server, replicas, Chromium)
-	cd $(WEB) && npm test
+test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest) beside pytest (graphs, server, replicas, Chromium)
+	@$(MAKE) --no-print-directory -j2 test-web test-python
+
+# `make test`'s two suites, run side by side (Vitest takes half a minute of one core, while pytest's first
+# modules start their servers); Vitest's report is printed whole when it ends, between pytest's dots.
+test-web:
+	@report=$$(cd $(WEB) && npm test 2>&1); status=$$?; printf '\n%s\n' "$$report"; exit $$status
+
+test-python:
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 chaos: $(STAMP) $(REPLICAS_STAMP) ## Fault test for CHAOS_SECONDS (300): 3 replicas killed, Redis + PostgreSQL restarted; prints the ledger

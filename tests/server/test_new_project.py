@@ -80,7 +80,7 @@ def test_make_test_passes_in_the_project(project):
     done = subprocess.run(
         ["make", *PREBUILT, "-o", ".venv-replicas/.installed", "-o", "web/node_modules/.installed", "test"],
         cwd=project,
-        env={**shell_env(), "TEST_WORKERS": "2"},
+        env={**shell_env(), "TEST_WORKERS": "0"},
         capture_output=True,
         text=True,
         timeout=900,
