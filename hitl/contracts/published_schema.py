@@ -52,10 +52,15 @@ class PublishedSchema(BaseModel):
     def __get_pydantic_json_schema__(
         cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> dict[str, Any]:
-        """A reference to the published schema once there is one; pydantic's own until then."""
+        """A reference to the published schema once there is one; the model's own until then."""
         if cls.published_json is None:
-            return super().__get_pydantic_json_schema__(core_schema, handler)
+            return cls.unpublished_schema(core_schema, handler)
         return {"title": cls.__name__, REFERENCE_KEY: ANSWER_SCHEMAS}
+
+    @classmethod
+    def unpublished_schema(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        """The schema published whole when there is no reference: pydantic's own."""
+        return super().__get_pydantic_json_schema__(core_schema, handler)
 
     @classmethod
     def published_schema(cls) -> dict[str, Any] | None:
@@ -94,13 +99,9 @@ class AnsweredAsSent(RootModel[Any], PublishedSchema):
         return answer
 
     @classmethod
-    def __get_pydantic_json_schema__(
-        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> dict[str, Any]:
-        """The reference to the published schema; the contract's own when it could not be inlined."""
-        if cls.published_json is None:
-            return cls.answer_contract.json_schema()
-        return {"title": cls.__name__, REFERENCE_KEY: ANSWER_SCHEMAS}
+    def unpublished_schema(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> dict[str, Any]:  # noqa: ARG003
+        """The contract's own schema (the model itself is `Any`), for one that could not be inlined."""
+        return cls.answer_contract.json_schema()
 
 
 def answered_as_sent(name: str, inner: Any) -> type[AnsweredAsSent]:  # noqa: ANN401  (any type pydantic takes)
