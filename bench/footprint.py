@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 ROUNDS = 4
 """Batches per agent: `footprint_pending` is split into this many, taken in turns."""
 
-FLUSH_WAIT_SECONDS = 11.0
-"""The in-memory runtime writes `.langgraph_api/` every 10 s: wait one flush before reading disk."""
-
 NOT_FOLDERS = frozenset({"rss", "heap", "disk"})
 """The keys of a snapshot's growth that are not a state folder's bytes."""
 HEAP_LIMIT = (
@@ -71,7 +68,7 @@ async def measure(
     count = sizes.footprint_pending
     batches = [count // ROUNDS + (1 if i < count % ROUNDS else 0) for i in range(ROUNDS)]
     await heap_bytes(server.process.pid, heap_probe_file(server.log.parent))  # tracing starts
-    await asyncio.sleep(FLUSH_WAIT_SECONDS)
+    await asyncio.sleep(sizes.flush_wait)
     growth_sums: dict[str, dict[str, float]] = {OURS: {}, STOCK: {}}
     seconds: dict[str, float] = {OURS: 0.0, STOCK: 0.0}
     snapshots: list[dict[str, Any]] = [{"after": "start", **await with_heap(server)}]
@@ -80,7 +77,7 @@ async def measure(
             window = sizes.fill_window
             rate = await add_pending(client, services, agent, batch, window=window, progress=progress)
             seconds[agent] += batch / rate
-            await asyncio.sleep(FLUSH_WAIT_SECONDS)
+            await asyncio.sleep(sizes.flush_wait)
             before, after = snapshots[-1], await with_heap(server)
             snapshots.append({"after": f"{agent} batch {turn + 1}", **after})
             for key, value in after.items():
@@ -131,7 +128,7 @@ async def measure(
                 f"{count} pending approvals per agent ('Refund {PENDING_AMOUNT:g} on order B…', each its "
                 f"own order and thread), after the throughput rounds, in {ROUNDS} batches per agent taken "
                 "in turns (ours, stock, stock, ours, ...); memory and disk read after each batch, after a "
-                f"{FLUSH_WAIT_SECONDS:.0f} s wait for the runtime's flush; an agent's growth is the sum "
+                f"{sizes.flush_wait:.0f} s wait for the runtime's flush; an agent's growth is the sum "
                 "over its batches."
             ),
             (

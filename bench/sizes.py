@@ -76,6 +76,14 @@ class BenchSizes(BaseSettings):
     effect_samples: int = Field(
         default=20, ge=1, description="Decisions timed from resume request to refund row, per server."
     )
+    flush_wait: float = Field(
+        default=11.0,
+        ge=0,
+        description=(
+            "Seconds waited after each footprint batch before reading disk and memory: the in-memory "
+            "runtime writes `.langgraph_api/` every 10 s (less only to test the harness)."
+        ),
+    )
     progress: bool = Field(default=True, description="Show progress bars.")
     out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
 

@@ -31,6 +31,7 @@ TINY = {
     "replica-concurrency": "[2]",
     "replica-cycles-per-client": "1",
     "effect-samples": "1",
+    "flush-wait": "0",
 }
 SECTIONS = {"in_process", "server", "footprint", "inbox", "startup", "replicas"}
 
