@@ -21,13 +21,13 @@ from hitl.gate.trusted_state import trusted_receipts
 from hitl.policy import quorum
 from hitl.proof import receipt_check
 from hitl.settings import get_settings
-from server.admission import allowlist, overrides, waiting
+from server.admission import allowlist, overrides, run_reads, waiting
 from server.admission.owners import owned_by, owner_of
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
 from server.decisions import pipeline
 from server.decisions.pending import Pending, ResumeRefused
-from server.identity.access import as_server, is_not_found
+from server.identity.access import as_server
 from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime
 
@@ -76,14 +76,13 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     except ResumeRefused as refusal:
         await _no_pending(user, value)
         raise refuse(refusal.status, refusal.message) from None
-    graph_id = await overrides.graph_id_of(str(value.get("assistant_id")))
+    graph_id, thread = await run_reads.graph_and_thread(value)
     card = overrides.card_for(graph_id)
     if card is not None and not card.may_run(user.roles):
         raise refuse(
             403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {card.who_may_run}."
         )
     await overrides.admit(user, value)
-    thread = await _thread(str(thread_id)) if thread_id is not None else None
     if thread is None:
         await _first_run(user, value, graph_id, admitted)
         return None
@@ -91,10 +90,10 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     owner = (thread.get("metadata") or {}).get("owner")
     if owner != user.identity and not user.is_staff:
         raise refuse(404, f"Thread {thread_id} not found.")
-    await _same_graph(str(thread_id), graph_id)
-    if thread.get("status") == "busy":
-        raise refuse(409, "This thread is running; try again when it pauses.")
-    state, rewrites = await _start_state(user, str(thread_id), admitted)
+    try:
+        state, rewrites = await run_reads.start_state(user, thread, graph_id, admitted)
+    except ResumeRefused as refusal:
+        raise refuse(refusal.status, refusal.message) from None
     pending, receipts = await _waiting(str(thread_id), state, admitted)
     if not admitted.resume and pending:
         raise refuse(409, waiting.refusal(pending, owner))
@@ -118,24 +117,6 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
     return None
 
 
-async def _start_state(
-    user: User, thread_id: str, admitted: allowlist.Admitted
-) -> tuple[dict[str, Any], list[str]]:
-    """The state a run starts from (the head, or the checkpoint a supervisor forks from); its rewrites.
-
-    A run naming the thread's head (as `useStream` does with every resume) starts from the head.
-    """
-    state = await _state(thread_id)
-    head = (state.get("checkpoint") or {}).get("checkpoint_id")
-    try:
-        fork = allowlist.fork_of(admitted.checkpoint, head, supervisor=user.role == "supervisor")
-    except ResumeRefused as refusal:
-        raise refuse(refusal.status, refusal.message) from None
-    if fork is None:
-        return state, admitted.rewrites
-    return await _state(thread_id, fork), [*admitted.rewrites, f"starts from checkpoint {fork}"]
-
-
 async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
     """Refuse with 409 naming what waits, when a run that answers nothing comes while approvals wait.
 
@@ -152,11 +133,11 @@ async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
     if value.get("thread_id") is None or not (command is None or steers):
         return
     thread_id = str(value["thread_id"])
-    thread = await _thread(thread_id)
+    thread = await run_reads.thread_of(thread_id)
     owner = ((thread or {}).get("metadata") or {}).get("owner")
     if thread is None or (owner != user.identity and not user.is_staff):
         return
-    if pending := await threads.escalated(thread_id, Pending.from_state(await _state(thread_id))):
+    if pending := await threads.escalated(thread_id, Pending.from_state(await run_reads.state_of(thread_id))):
         raise refuse(409, waiting.refusal(pending, owner))
 
 
@@ -241,14 +222,6 @@ async def _first_run(
     mark(thread_id)
 
 
-async def _same_graph(thread_id: str, graph_id: str) -> None:
-    """A thread runs one agent: a run (or resume) with another graph would misread its state."""
-    with as_server():
-        recorded = await threads.graph_of(get_client(), thread_id)
-    if recorded is not None and recorded != graph_id:
-        raise refuse(422, f"Thread {thread_id} belongs to the {recorded} agent; run it with {recorded}.")
-
-
 async def _audit_rewrites(user: User, thread_id: str, graph_id: str, rewrites: list[str]) -> None:
     """A supervisor's writes beyond messages and resumes are let through, and audited."""
     if rewrites:
@@ -259,16 +232,6 @@ def mark(thread_id: object) -> None:
     """A run or change on `thread_id` is let through: the inbox re-reads it until it settles."""
     if thread_id is not None:
         INDEX.mark(str(thread_id))
-
-
-async def _thread(thread_id: str) -> dict[str, Any] | None:
-    try:
-        with as_server():
-            return dict(await get_client().threads.get(thread_id))
-    except Exception as error:
-        if is_not_found(error):
-            return None
-        raise
 
 
 async def _waiting(
@@ -287,14 +250,3 @@ async def _waiting(
         values.get("approval_receipts") if isinstance(values, dict) else None, thread_id
     )
     return await threads.escalated(thread_id, Pending.from_state(state)), receipts
-
-
-async def _state(thread_id: str, checkpoint_id: str | None = None) -> dict[str, Any]:
-    """A thread's state as the server sees it (at `checkpoint_id`, for a fork).
-
-    Pending approvals are read from here, never from the thread record: a copied thread
-    reports `idle` while its state still holds the interrupt, and a record can list per-call
-    interrupts already answered.
-    """
-    with as_server():
-        return dict(await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id))
