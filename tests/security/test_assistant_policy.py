@@ -184,3 +184,40 @@ async def test_only_a_supervisor_creates_or_changes_an_assistant(http_as, loosen
     now = (await http_as("supervisor1").get(f"/assistants/{loosened}")).json()
     assert now["context"] == UNGATED_REFUNDS
     assert headers(user) == ({} if user is None else headers(user))
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        pytest.param({"x-api-key": "dev-requester1"}, id="two-tokens"),
+        pytest.param({"Authorization": "Basic c3VwZXJ2aXNvcjE6eA=="}, id="basic-scheme"),
+        pytest.param({"Authorization": "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJzdXBlcnZpc29yMSJ9."}, id="jwt"),
+        pytest.param({}, id="anonymous"),
+    ],
+)
+async def test_a_change_whose_token_cannot_be_read_is_refused_unapplied_and_leaves_refunds_gated(
+    client_as, http_as, server_order, ledger, sent
+):
+    """PATCH ungating issue_refund with a token no one can be read from: 401, unchanged, nothing audited.
+
+    The change check refuses it itself (fail closed) rather than passing it on unchecked; a
+    requester's refund on the assistant still pauses and nothing is refunded.
+    """
+    supervisor = http_as("supervisor1")
+    made = await supervisor.post(
+        "/assistants", json={"graph_id": "support", "name": f"gated-{uuid.uuid4().hex[:6]}", "context": {}}
+    )
+    assert made.status_code == 200, made.text
+    assistant_id = made.json()["assistant_id"]
+    attacker = http_as("supervisor1" if "x-api-key" in sent else None)
+    patched = await attacker.patch(
+        f"/assistants/{assistant_id}", json={"context": UNGATED_REFUNDS}, headers=sent
+    )
+    assert patched.status_code == 401, patched.text
+    assert (await supervisor.get(f"/assistants/{assistant_id}")).json()["context"] == {}
+    records = (await supervisor.get(f"/audit/assistants/{assistant_id}")).json()["records"]
+    assert [r["decision"] for r in records] == ["create_assistant"]
+    order_id = server_order(300)
+    _, thread = await run_on(client_as("requester1"), assistant_id, phrases.refund_amount(300, order_id))
+    assert thread["status"] == "interrupted"
+    assert ledger.refunds_of(order_id) == []
