@@ -68,8 +68,8 @@ class AssistantChangeCheck:
             return
         try:
             user = await _caller(scope)
-        except Unidentified as refused:  # fail closed: a change is never let by unchecked and unaudited
-            await JSONResponse({"detail": refused.detail}, status_code=401)(scope, receive, send)
+        except TokenRefused as refused:  # fail closed: a change is never let by unchecked and unaudited
+            await JSONResponse({"detail": refused.message}, status_code=401)(scope, receive, send)
             return
         if user is None or user.role != "supervisor":  # 401 / 403 come from the auth layers
             await self.app(scope, receive, send)
@@ -196,28 +196,17 @@ async def _version(assistant_id: str, version: object) -> dict[str, Any] | None:
     return next((dict(v) for v in versions if v.get("version") == version), None)
 
 
-class Unidentified(Exception):  # noqa: N818  (a refusal, named for what it says)
-    """The request's token could not be read as a person (a refused JWT, another scheme, two tokens)."""
-
-    def __init__(self, detail: str) -> None:
-        """Say why, as the auth layer would."""
-        super().__init__(detail)
-        self.detail = detail
-
-
 async def _caller(scope: Scope) -> User | None:
     """Who sends a change; None for a token no one has.
 
     Raises:
-        Unidentified: when reading the token failed (the change is refused here, not passed on).
+        TokenRefused: when reading the token failed (the change is refused here, not passed on).
     """
     headers = Headers(scope=scope)
     try:
         return await identify(token_of(headers.get("authorization"), dict(scope.get("headers") or [])) or "")
-    except TokenRefused as refusal:
-        raise Unidentified(refusal.message) from None
-    except Auth.exceptions.HTTPException as refusal:
-        raise Unidentified(str(refusal.detail)) from None
+    except Auth.exceptions.HTTPException as refusal:  # another scheme, or two different tokens
+        raise TokenRefused(str(refusal.detail)) from None
 
 
 async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, and the outcome)
