@@ -112,7 +112,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         _approved_so_far(value, receipts)
         _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
         await _audit_rewrites(user, str(thread_id), graph_id, rewrites)
-        await threads.record_graph(str(thread_id), value.get("assistant_id"))
+        await threads.record_graph(str(thread_id), graph_id)
     mark(thread_id)
     return None
 
@@ -218,7 +218,7 @@ async def _first_run(
     rewrites = [*admitted.rewrites, *([f"starts from checkpoint {fork}"] if fork else [])]
     await _audit_rewrites(user, str(thread_id or f"run-{value.get('run_id')}"), graph_id, rewrites)
     if thread_id is not None:
-        await threads.record_graph(str(thread_id), value.get("assistant_id"))
+        await threads.record_graph(str(thread_id), graph_id)
     mark(thread_id)
 
 

@@ -1,22 +1,30 @@
 """Server-owned records beside each thread: its escalations and the graph it runs.
 
-Kept in the LangGraph Store under `NAMESPACE`, which no client may write or read (see
-`server.http.auth.on_store`), never in thread metadata, which a thread's owner can PATCH. Every
-record is read defensively: a malformed one is logged and skipped, never trusted, never fatal.
+Escalations are kept in the LangGraph Store under `NAMESPACE`, which no client may write or read
+(see `server.http.auth.on_store`); graphs in the layer's database (`hitl_thread_graphs`, one
+indexed read where a Store item costs an API call). Never in thread metadata, which a thread's
+owner can PATCH. Every escalation is read defensively: a malformed one is logged and skipped,
+never trusted, never fatal.
 Not for the audit trail (`server.records.audit`) or claims (`server.coordination.claims`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, get_args
 
 from langgraph_sdk import get_client
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from hitl.contracts.interrupts import Decider
-from server.identity.access import as_server, is_not_found
+from server.identity.access import as_server
+from server.runtime import storage
+from server.runtime.storage import thread_graphs
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping
@@ -29,11 +37,10 @@ logger = logging.getLogger(__name__)
 
 NAMESPACE = "hitl_records"
 ESCALATIONS = (NAMESPACE, "escalations")
-GRAPHS = (NAMESPACE, "graphs")
 DECIDERS: frozenset[str] = frozenset(get_args(Decider))
 SEARCH_PAGE = 1000
 RECORDED_KEPT = 10_000
-"""Threads whose graph this process knows is recorded (a cache that skips the store read)."""
+"""Threads whose recorded graph this process remembers (a cache that skips the table read)."""
 
 
 @dataclass(frozen=True)
@@ -138,54 +145,60 @@ async def escalated(thread_id: str, pending: list[Pending]) -> list[Pending]:
     return [p.escalated(recorded) for p in pending]
 
 
-_recorded: set[str] = set()
+_recorded: dict[str, str] = {}
+"""Recorded graphs read or written here, by thread. A record is written once and never changed or
+deleted, so a copy is never stale: on replicas, the one that paused a thread and the one that
+answers it each read the table at most once per thread."""
 
 
-async def record_graph(thread_id: str, assistant_id: object) -> None:
-    """Record the graph of `thread_id`'s first run (called by `on_run` as a run is let through).
+async def record_graph(thread_id: str, graph_id: str) -> None:
+    """Record `graph_id` as the graph of `thread_id` unless it has one (`on_run`, as a run is let through).
 
     The watcher resumes an expired approval with this graph, never with the thread's
     owner-writable `metadata.graph_id`. A later run on another assistant does not change it.
     """
-    if thread_id in _recorded or not isinstance(assistant_id, str) or not assistant_id:
+    if thread_id in _recorded or not graph_id:
         return
-    client = get_client()
-    with as_server():
-        if await _stored_graph(client, thread_id) is None:
-            assistant = await client.assistants.get(assistant_id)
-            value = {"graph_id": str(assistant["graph_id"]), "assistant_id": str(assistant["assistant_id"])}
-            await client.store.put_item(GRAPHS, thread_id, value, index=False)
+    _remember(thread_id, await asyncio.to_thread(_insert_graph, thread_id, graph_id))
+
+
+def _insert_graph(thread_id: str, graph_id: str) -> str:
+    """Insert the thread's graph unless one is recorded; the recorded one (blocking)."""
+    engine = storage.engine()
+    row = thread_graphs.c
+    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    insert = dialect.insert(thread_graphs).values(
+        thread_id=thread_id, graph_id=graph_id, recorded_at=time.time()
+    )
+    with engine.begin() as conn:
+        conn.execute(insert.on_conflict_do_nothing(index_elements=[row.thread_id]))
+        return str(conn.execute(select(row.graph_id).where(row.thread_id == thread_id)).scalar_one())
+
+
+def _recorded_graph(thread_id: str) -> str | None:
+    """The thread's recorded graph, None when it has none (blocking)."""
+    row = thread_graphs.c
+    with storage.engine().connect() as conn:
+        found = conn.execute(select(row.graph_id).where(row.thread_id == thread_id)).scalar()
+    return None if found is None else str(found)
+
+
+def _remember(thread_id: str, graph_id: str) -> None:
     if len(_recorded) >= RECORDED_KEPT:
         _recorded.clear()
-    _recorded.add(thread_id)
-
-
-async def _stored(client: LangGraphClient, namespace: tuple[str, ...], key: str) -> dict[str, Any] | None:
-    """The stored item, or None when there is none (runtimes answer None or 404)."""
-    try:
-        item = await client.store.get_item(namespace, key)
-    except Exception as error:
-        if is_not_found(error):
-            return None
-        raise
-    return dict(item) if item else None
-
-
-async def _stored_graph(client: LangGraphClient, thread_id: str) -> str | None:
-    item = await _stored(client, GRAPHS, thread_id)
-    if item is None:
-        return None
-    value = item.get("value")
-    graph_id = value.get("graph_id") if isinstance(value, dict) else None
-    if not isinstance(graph_id, str) or not graph_id:
-        logger.warning("skipping malformed graph record of thread %s: %r", thread_id, value)
-        return None
-    return graph_id
+    _recorded[thread_id] = graph_id
 
 
 async def graph_of(client: LangGraphClient, thread_id: str) -> str | None:
-    """The graph to resume `thread_id` with: its recorded graph, else its latest run's (both server-owned)."""
-    if (graph_id := await _stored_graph(client, thread_id)) is not None:
+    """The graph to resume `thread_id` with: its recorded graph, else its latest run's (both server-owned).
+
+    A thread first run before graphs were recorded in the layer's database (they were kept in
+    the Store) has none until its next run: its latest run's graph stands in.
+    """
+    if (graph_id := _recorded.get(thread_id)) is not None:
+        return graph_id
+    if (graph_id := await asyncio.to_thread(_recorded_graph, thread_id)) is not None:
+        _remember(thread_id, graph_id)
         return graph_id
     runs = await client.runs.list(thread_id, limit=1)
     if not runs:

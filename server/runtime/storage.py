@@ -3,8 +3,8 @@
 Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
 (`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
 decisions and
-the interrupts they decided (`server.decisions.store`), and the notices to deliver
-(`server.coordination.outbox`).
+the interrupts they decided (`server.decisions.store`), the notices to deliver
+(`server.coordination.outbox`), and the graph each thread runs (`server.records.threads`).
 They live in the database `DATABASE_URL` names (SQLite in `DATA_DIR` by default; PostgreSQL on
 replicas), so replicas on one database see one truth, and are made on first use under a lock
 (`schema_lock`). The layer opens its own engine there; it reads no business table. Not for
@@ -132,6 +132,14 @@ notice_outbox = (
         Column("attempts", Integer, nullable=False),
         Column("next_try_at", Float, nullable=False),  # a delivery in flight holds it until then
     )
+)
+
+thread_graphs = Table(  # the graph of each thread's first run, written once (`server.records.threads`)
+    "hitl_thread_graphs",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("graph_id", String(200), nullable=False),
+    Column("recorded_at", Float, nullable=False),  # seconds since the epoch
 )
 
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()

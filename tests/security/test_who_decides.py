@@ -7,9 +7,11 @@ and that the approval still waits for the person the policy names.
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 from agents.offline import phrases
-from tests.security.outcomes import REFUSED, refusal_of, refused_with
+from server.runtime.storage import thread_graphs
+from tests.security.outcomes import REFUSED, human, refusal_of, refused_with
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 
 pytestmark = pytest.mark.server
@@ -116,3 +118,38 @@ async def test_malformed_escalations_never_break_the_inbox(client_as, server_ord
         answer = await http_as(user).get("/inbox")
         assert answer.status_code == 200, answer.text
     assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+
+
+def recorded_graph(ledger, thread_id: str) -> list[str]:
+    """The graphs the layer's database records for `thread_id` (one, written at its first run)."""
+    row = thread_graphs.c
+    with ledger.engine.connect() as conn:
+        return list(conn.scalars(select(row.graph_id).where(row.thread_id == thread_id)))
+
+
+async def test_a_paused_thread_runs_only_with_its_recorded_graph(client_as, server_order, ledger, http_as):
+    """The graph is server data too: a run of another agent on a paused support thread is refused.
+
+    supervisor1 (who may run ops) answering or writing with ops: 422 naming the support agent;
+    reviewer1 and requester1 with ops: 403/422; anonymous: 401. The record stays `support`, nothing
+    is refunded, and the approval with support then refunds once.
+    """
+    requester = client_as("requester1")
+    order_id = server_order(300)
+    thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
+    assert recorded_graph(ledger, thread_id) == ["support"]
+    with refused_with({422}, "belongs to the support agent"):
+        await client_as("supervisor1").runs.wait(thread_id, "ops", command=decisions(APPROVE))
+    with refused_with({422}, "belongs to the support agent"):
+        await client_as("supervisor1").runs.wait(thread_id, "ops", input={"messages": [human("List files")]})
+    for user in ("reviewer1", "requester1"):
+        with refused_with(REFUSED):
+            await client_as(user).runs.wait(thread_id, "ops", command=decisions(APPROVE))
+    anonymous = await http_as(None).post(
+        f"/threads/{thread_id}/runs/wait", json={"assistant_id": "ops", "command": decisions(APPROVE)}
+    )
+    assert anonymous.status_code == 401, anonymous.text
+    assert (recorded_graph(ledger, thread_id), ledger.refunds_of(order_id)) == (["support"], [])
+
+    await client_as("supervisor1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert (recorded_graph(ledger, thread_id), ledger.refunds_of(order_id)) == (["support"], [300.0])
