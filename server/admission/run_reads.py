@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import get_client
 
 from server.admission import allowlist, overrides
+from server.coordination import run_starts
 from server.decisions.pending import ResumeRefused
 from server.identity.access import as_server, is_not_found
 from server.records import threads
+from server.runtime.checkpointer import shared_runtime
 
 if TYPE_CHECKING:
     from langgraph_sdk import Auth
@@ -89,6 +91,18 @@ async def state_of(thread_id: str, checkpoint_id: str | None = None) -> dict[str
     """
     with as_server():
         return dict(await get_client().threads.get_state(thread_id, checkpoint_id=checkpoint_id))
+
+
+async def ended_head_run(thread_id: str, state: dict[str, Any]) -> str | None:
+    """The run that wrote `state`, if it has finished (`run_starts.claim` takes its claim at once).
+
+    None in one process, which claims nothing, and when that run is unknown or still going.
+    """
+    if not shared_runtime():
+        return None
+    writer = (state.get("metadata") or {}).get("run_id")
+    with as_server():
+        return await run_starts.ended_run(get_client(), thread_id, writer)
 
 
 async def _recorded_graph(thread_id: str) -> str | None:

@@ -11,6 +11,7 @@ the runs they start for a person here too (`admit_run_as`).
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -94,12 +95,14 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         state, rewrites = await run_reads.start_state(user, thread, graph_id, admitted)
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
-    pending, receipts = await _waiting(str(thread_id), state, admitted)
+    (pending, receipts), ended = await asyncio.gather(
+        _waiting(str(thread_id), state, admitted), run_reads.ended_head_run(str(thread_id), state)
+    )
     if not admitted.resume and pending:
         raise refuse(409, waiting.refusal(pending, owner))
     if not admitted.resume and owner != user.identity and user.role != "supervisor":
         raise refuse(403, "Only the thread's owner may start a run on it.")
-    async with _starting(str(thread_id), value):  # before a decision is accepted: it must get its run
+    async with _starting(str(thread_id), value, ended):  # before a decision is accepted: it must get its run
         if admitted.resume:
             try:
                 receipts += await pipeline.decide(
@@ -142,12 +145,12 @@ async def _no_pending(user: User, value: Auth.types.RunsCreate) -> None:
 
 
 @asynccontextmanager
-async def _starting(thread_id: str, value: Auth.types.RunsCreate) -> AsyncIterator[None]:
+async def _starting(thread_id: str, value: Auth.types.RunsCreate, ended: str | None) -> AsyncIterator[None]:
     """Among replicas, hold the thread for this run (`server.coordination.run_starts`) while it is admitted.
 
     Claimed before a resume's decision is accepted, so an accepted decision never meets a
     thread another run took meanwhile; let go again when the admission refuses the run. One
-    process needs no row.
+    process needs no row. `ended`: the finished run that wrote the thread's head, if known.
     """
     if not shared_runtime():
         yield
@@ -155,7 +158,7 @@ async def _starting(thread_id: str, value: Auth.types.RunsCreate) -> AsyncIterat
     run_id = str(value.get("run_id"))
     try:
         with as_server():
-            await run_starts.claim(get_client(), thread_id, run_id)
+            await run_starts.claim(get_client(), thread_id, run_id, ended=ended)
     except ResumeRefused as refusal:
         raise refuse(refusal.status, refusal.message) from None
     try:

@@ -38,18 +38,25 @@ def claim_key(thread_id: str) -> str:
 
 
 async def claim(
-    client: LangGraphClient, thread_id: str, run_id: str, *, engine: Engine | None = None
+    client: LangGraphClient,
+    thread_id: str,
+    run_id: str,
+    *,
+    ended: str | None = None,
+    engine: Engine | None = None,
 ) -> None:
     """Claim `thread_id` for `run_id`, or refuse while another run on it starts or runs.
 
-    `client` reads the holder's run from the engine (as the server).
+    `client` reads the holder's run from the engine (as the server). `ended` names a run the
+    caller saw finished (`ended_run`: the one that wrote the thread's head, which holds the claim
+    after a pause): its claim is taken over at once, without reading it again.
 
     Raises:
         ResumeRefused: 409 saying whether another run is running or being started.
     """
     shared: Engine = await asyncio.to_thread(storage.using, engine)
     now = time.time()
-    held = await asyncio.to_thread(_take, shared, thread_id, run_id, now, None)
+    held = await asyncio.to_thread(_take, shared, thread_id, run_id, now, ended)
     if held is None:
         return
     holder, since = held
@@ -109,6 +116,17 @@ def _take(
             select(row.claimed_by, row.claimed_at).where(row.interrupt_id == claim_key(thread_id))
         ).first()
     return (str(current[0]), float(current[1])) if current is not None else None
+
+
+async def ended_run(client: LangGraphClient, thread_id: str, run_id: object) -> str | None:
+    """`run_id` if that run of the thread has finished (its status is final), else None (never raises)."""
+    if not isinstance(run_id, str) or not run_id:
+        return None
+    try:
+        status = await _status(client, thread_id, run_id)
+    except Exception:  # noqa: BLE001  (a guess that saves a read: without it, `claim` reads the holder itself)
+        return None
+    return run_id if status is not None and status not in IN_FLIGHT else None
 
 
 async def _status(client: LangGraphClient, thread_id: str, run_id: str) -> str | None:
