@@ -1,7 +1,8 @@
 """The reconciler: every accepted decision is applied, once, whatever happened to its run.
 
 Runs on the watcher's leader each pass (`server.coordination.watcher`), fenced by its lease. For each
-decision whose run had its grace (`server.decisions.store.due`) it reads the thread: busy means a run
+decision whose run had its grace (`server.decisions.store.due`) it reads the run admitted to apply
+it: a success means the decision was applied (settled). Else it reads the thread: busy means a run
 is on it (left alone); interrupts no longer waiting mean the decision was applied (settled);
 still waiting means its run never came (its replica died, the database or Redis blinked) or
 failed, so the decision is sent again as its decider sent it, through the same admission
@@ -62,6 +63,9 @@ async def reconcile(client: LangGraphClient, lease: Lease) -> int:
 
 async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
     """Settle, re-run or give up one decision; 1 if a run was started."""
+    if await _applied_by_its_run(client, decision):
+        await asyncio.to_thread(store.settle, decision.decision_id, "applied")
+        return 0
     with as_server():
         try:
             thread = dict(await client.threads.get(decision.thread_id))
@@ -81,6 +85,26 @@ async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
         await _give_up(decision, f"{decision.attempts} runs did not apply it")
         return 0
     return await _send_again(client, decision)
+
+
+async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bool:
+    """Whether the run admitted to apply `decision` ended in success: it took the answer.
+
+    That run was admitted against the thread's head while the interrupts waited, holding the
+    thread (`run_starts`), so its success means they were answered: one read settles the
+    decision, instead of the thread and its state. Any other outcome (no such run, still going,
+    failed, cancelled) is judged from the thread.
+    """
+    if not decision.run_id:
+        return False
+    try:
+        with as_server():
+            run = dict(await client.runs.get(decision.thread_id, decision.run_id))
+    except Exception as error:
+        if is_not_found(error):
+            return False
+        raise
+    return run.get("status") == "success"
 
 
 async def _send_again(client: LangGraphClient, decision: Decision) -> int:

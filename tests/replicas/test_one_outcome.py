@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from sqlalchemy import select
 
+from server.runtime.storage import decisions
 from tests.conftest import add_order
 from tests.replicas.conftest import approve, audit, http, pause_refund, until
 
@@ -20,6 +22,8 @@ ROUNDS = 50
 
 async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, business):
     """50 rounds: 200 once and 409 once; 1 refund, 1 accepted record and 1 receipt; every trail verifies.
+
+    Each decision is then settled as applied by the watcher's leader, none sent again (2 runs a thread).
 
     The loser's refusal joins the same chain as the winner's decision (after it, never beside it:
     issue 28 saw both records carry one `prev_hash` in 24 to 44 of 50 rounds).
@@ -62,6 +66,16 @@ async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, busi
             assert report["ok"], report
             trail = await audit(on_a, thread_id)
             assert [r["prev_hash"] for r in trail[1:]] == [r["hash"] for r in trail[:-1]], trail
+
+        async def all_settled() -> bool:  # the watcher's leader settles each decision its run applied
+            with business.engine.connect() as conn:
+                states = conn.execute(select(decisions.c.state).where(decisions.c.thread_id.in_(threads)))
+                return sorted(states.scalars()) == ["applied"] * ROUNDS
+
+        threads = [thread_id for thread_id, _ in paused]
+        await until(all_settled, seconds=60, every=1)
+        for thread_id in threads:  # settled, not sent again: the pause and the approval, no third run
+            assert len((await on_a.get(f"/threads/{thread_id}/runs")).json()) == 2, thread_id
 
 
 async def test_rival_second_approvals_of_a_quorum_on_both_replicas_have_one_outcome(replicas, business):
