@@ -97,14 +97,8 @@ async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bo
     """
     if not decision.run_id:
         return False
-    try:
-        with as_server():
-            run = dict(await client.runs.get(decision.thread_id, decision.run_id))
-    except Exception as error:
-        if is_not_found(error):
-            return False
-        raise
-    return run.get("status") == "success"
+    with as_server():
+        return await run_starts.run_status(client, decision.thread_id, decision.run_id) == "success"
 
 
 async def _send_again(client: LangGraphClient, decision: Decision) -> int:

@@ -60,7 +60,7 @@ async def claim(
     if held is None:
         return
     holder, since = held
-    status = await _status(client, thread_id, holder)
+    status = await run_status(client, thread_id, holder)
     if status in IN_FLIGHT:
         raise ResumeRefused(409, "This thread is running; try again when it pauses.")
     if status is None and now - since < START_HOLD_SECONDS:
@@ -123,13 +123,13 @@ async def ended_run(client: LangGraphClient, thread_id: str, run_id: object) -> 
     if not isinstance(run_id, str) or not run_id:
         return None
     try:
-        status = await _status(client, thread_id, run_id)
+        status = await run_status(client, thread_id, run_id)
     except Exception:  # noqa: BLE001  (a guess that saves a read: without it, `claim` reads the holder itself)
         return None
     return run_id if status is not None and status not in IN_FLIGHT else None
 
 
-async def _status(client: LangGraphClient, thread_id: str, run_id: str) -> str | None:
+async def run_status(client: LangGraphClient, thread_id: str, run_id: str) -> str | None:
     """The run's status, or None when the engine has no such run (yet)."""
     try:
         run = await client.runs.get(thread_id, run_id)
