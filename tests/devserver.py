@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import httpx
+import langgraph_sdk
 import pytest
-from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 
+from server.http.outgoing import tls
 from server.runtime.replicas import free_port, polled_ok, stop
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
-
-    from langgraph_sdk.client import LangGraphClient
 
     from services.registry import Services
 
@@ -143,13 +144,30 @@ TEST_USERS = "supervisor3:supervisor:test-supervisor3"
 TOKENS = {**DEV_TOKENS, "supervisor3": "test-supervisor3"}
 
 
+def sdk_client(*, url: str, headers: dict[str, str]) -> LangGraphClient:
+    """What `langgraph_sdk.get_client(url=url, headers=headers)` makes, on the process's one TLS context.
+
+    `get_client` gives each client a transport of its own, which loads the CA bundle (~35 ms of CPU);
+    the tests open thousands. Same transport (5 retries), timeouts and User-Agent; no API key (none is set).
+    """
+    transport = httpx.AsyncHTTPTransport(retries=5, verify=tls())
+    return LangGraphClient(
+        httpx.AsyncClient(
+            base_url=url,
+            transport=transport,
+            timeout=httpx.Timeout(connect=5, read=300, write=300, pool=5),
+            headers={"User-Agent": f"langgraph-sdk-py/{langgraph_sdk.__version__}", **headers},
+        )
+    )
+
+
 @asynccontextmanager
 async def user_clients(url: str) -> AsyncIterator[Callable[[str], LangGraphClient]]:
     """`make("reviewer1")` gives a `langgraph-sdk` client of `url` acting as that dev user."""
     opened: list[LangGraphClient] = []
 
     def make(user: str) -> LangGraphClient:
-        sdk = get_client(url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
+        sdk = sdk_client(url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
         opened.append(sdk)
         return sdk
 

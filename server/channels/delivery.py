@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from server.http import outgoing
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
@@ -72,7 +74,7 @@ def post_json(url: str, body: dict[str, Any]) -> Callable[[], Awaitable[None]]:
     """One attempt at POSTing `body` as JSON to `url` (a non-2xx answer is a failure)."""
 
     async def attempt() -> None:
-        async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, verify=outgoing.tls()) as http:
             response = await http.post(url, json=body)
         if response.is_error:
             msg = f"HTTP {response.status_code} from {url}: {response.text[:200]}"

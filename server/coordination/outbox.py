@@ -28,6 +28,7 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from server.channels import delivery
+from server.http import outgoing
 from server.insight import metrics
 from server.runtime import storage
 from server.runtime.storage import notice_outbox
@@ -115,7 +116,7 @@ async def attempt(notice: Notice, settings: Settings) -> None:
         )
         return
     url, body = str(notice.payload["url"]), notice.payload["body"]
-    async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS) as http:
+    async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, verify=outgoing.tls()) as http:
         response = await http.post(url, json=body, headers={NOTICE_ID_HEADER: notice.notice_id})
     if response.is_error:
         msg = f"HTTP {response.status_code} from {url}: {response.text[:200]}"

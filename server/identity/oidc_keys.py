@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import jwt
 
+from server.http import outgoing
 from server.identity.users import TokenRefused
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ def _key_list(document: Mapping[str, Any], url: str) -> list[Any]:
 
 def new_client() -> httpx.AsyncClient:
     """An HTTP client for the issuer's documents: a short timeout, no redirects followed."""
-    return httpx.AsyncClient(timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=False)
+    return httpx.AsyncClient(timeout=FETCH_TIMEOUT_SECONDS, follow_redirects=False, verify=outgoing.tls())
 
 
 def public_key(jwk: Mapping[str, Any], alg: str) -> jwt.PyJWK:

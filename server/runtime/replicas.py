@@ -26,6 +26,8 @@ import psycopg
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
+from server.http import outgoing
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -159,7 +161,7 @@ def polled_ok(url: str, seconds: float, failed: Callable[[], str | None], interv
         RuntimeError: what `failed()` said.
     """
     deadline = time.monotonic() + seconds
-    with httpx.Client(timeout=1) as http:
+    with httpx.Client(timeout=1, verify=outgoing.tls()) as http:
         while time.monotonic() < deadline:
             if (reason := failed()) is not None:
                 raise RuntimeError(reason)

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from server.http.outgoing import tls
 from server.runtime.replicas import LANGHOST, POSTGRES, ReplicaSet
 from services.registry import Services
 from tests.devserver import TEST_USERS, TOKENS, dev_users
@@ -71,7 +72,9 @@ def business(replicas) -> Iterator[Services]:
 
 def http(url: str, user: str) -> httpx.AsyncClient:
     """A plain HTTP client of replica `url` acting as dev user `user`."""
-    return httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"}, timeout=60)
+    return httpx.AsyncClient(
+        base_url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"}, timeout=60, verify=tls()
+    )
 
 
 async def until(check: Callable[[], Awaitable[Any]], seconds: float = 60, every: float = 0.05) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from server.http.outgoing import tls
 from tests.security.outcomes import Ledger, headers
 
 
@@ -20,7 +21,7 @@ async def http_as(server):
     opened: list[httpx.AsyncClient] = []
 
     def make(user: str | None) -> httpx.AsyncClient:
-        client = httpx.AsyncClient(base_url=server.url, headers=headers(user), timeout=60)
+        client = httpx.AsyncClient(base_url=server.url, headers=headers(user), timeout=60, verify=tls())
         opened.append(client)
         return client
 
@@ -37,7 +38,7 @@ def leave_no_pending_approvals(server):
     inboxes list the oldest approvals first: the suite's leftovers would push theirs off the page.
     """
     yield
-    with httpx.Client(base_url=server.url, headers=headers("supervisor1"), timeout=60) as http:
+    with httpx.Client(base_url=server.url, headers=headers("supervisor1"), timeout=60, verify=tls()) as http:
         for _ in range(20):  # 500 at a time; the suite leaves far fewer than 10,000
             threads = http.post("/threads/search", json={"limit": 500}).json()
             if not threads:

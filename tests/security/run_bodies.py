@@ -25,6 +25,7 @@ import pytest
 from hypothesis import strategies as st
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.conftest import add_order
 from tests.security.outcomes import FORGED, Ledger, headers, workspace
 
@@ -371,7 +372,9 @@ def body_sender(url: str) -> httpx.Client:
     Made once, not per body: building a client costs ~20 ms of CPU (its TLS context), 20 s over
     the run. It keeps no cookies, so each body carries only the credentials its plan names.
     """
-    sender = httpx.Client(base_url=url, timeout=RUN_TIMEOUT, limits=httpx.Limits(max_connections=WORKERS))
+    sender = httpx.Client(
+        base_url=url, timeout=RUN_TIMEOUT, limits=httpx.Limits(max_connections=WORKERS), verify=tls()
+    )
     sender.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     return sender
 

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.conftest import add_order
 from tests.security.outcomes import headers
 
@@ -219,7 +220,7 @@ def _refused_in_body(route: str, response: httpx.Response) -> bool:
 @pytest.fixture(scope="module")
 def fuzzer(server, server_services, ledger):
     order_id = add_order(server_services, 300)
-    with httpx.Client(base_url=server.url, timeout=120) as http:
+    with httpx.Client(base_url=server.url, timeout=120, verify=tls()) as http:
         owner = headers("requester1")
         thread_id = http.post("/threads", json={}, headers=owner).json()["thread_id"]
         text = phrases.refund_amount(300, order_id)

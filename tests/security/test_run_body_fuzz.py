@@ -14,6 +14,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
+from server.http.outgoing import tls
 from tests.security.run_bodies import WORKERS, RunBodyFuzzer, body_sender, plans
 
 pytestmark = pytest.mark.server
@@ -31,7 +32,7 @@ FUZZ = settings(
 @pytest.fixture(scope="module")
 def fuzzer(server, server_services, ledger):
     with (
-        httpx.Client(base_url=server.url, timeout=60) as http,
+        httpx.Client(base_url=server.url, timeout=60, verify=tls()) as http,
         body_sender(server.url) as sender,
         ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="fuzz") as pool,
     ):

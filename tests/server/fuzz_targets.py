@@ -25,6 +25,7 @@ import pytest
 from hypothesis import strategies as st
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from services.orders import Order
 from tests.conftest import add_order
 from tests.devserver import DEV_TOKENS
@@ -639,7 +640,7 @@ def open_targets(server: DevServer) -> Iterator[dict[str, Target]]:
     """One target per agent on `server`, sharing a client and the pool that starts spare threads."""
     services = server.services
     with (
-        httpx.Client(base_url=server.url, timeout=60) as http,
+        httpx.Client(base_url=server.url, timeout=60, verify=tls()) as http,
         ThreadPoolExecutor(max_workers=AHEAD + 1, thread_name_prefix="spare") as pool,
     ):
         targets = {

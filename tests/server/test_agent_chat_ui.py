@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.devserver import TOKENS
 from tests.server.helpers import start
 
@@ -249,7 +250,9 @@ async def test_agent_chat_ui_decides_as_it_really_sends(
         assert state["checkpoint"] == cases[name][2]["checkpoint"]
         assert server_services.payments.refunds_for(order[name]) == []
         body = filled("resume", head=head_of(state))
-        async with httpx.AsyncClient(base_url=server.url, headers=bearer("reviewer1"), timeout=60) as http:
+        async with httpx.AsyncClient(
+            base_url=server.url, headers=bearer("reviewer1"), timeout=60, verify=tls()
+        ) as http:
             (await http.post(f"/threads/{thread[name]}/runs/wait", json=body)).raise_for_status()
         assert [r["amount"] for r in server_services.payments.refunds_for(order[name])] == [300.0]
 
@@ -259,7 +262,9 @@ async def test_agent_chat_ui_decides_as_it_really_sends(
     assert "1 of 2 approvals so far: supervisor1" in interrupt["value"]["action_requests"][0]["description"]
     assert server_services.payments.refunds_for(order["quorum"]) == []
     second = filled("resume", head=head_of(state))
-    async with httpx.AsyncClient(base_url=server.url, headers=bearer("supervisor2"), timeout=60) as http:
+    async with httpx.AsyncClient(
+        base_url=server.url, headers=bearer("supervisor2"), timeout=60, verify=tls()
+    ) as http:
         (await http.post(f"/threads/{thread['quorum']}/runs/wait", json=second)).raise_for_status()
     assert [r["amount"] for r in server_services.payments.refunds_for(order["quorum"])] == [2400.0]
 
@@ -295,7 +300,7 @@ async def test_agent_chat_ui_bodies_attacked_by_every_role(server, requester, se
         ),
         (None, filled("resolve", head=head), 401, ""),
     ]
-    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60, verify=tls()) as http:
         for user, body, status, words in tries:
             answer = await http.post(f"/threads/{thread_id}/runs/stream", json=body, headers=bearer(user))
             assert (answer.status_code, words in answer.text) == (status, True), (user, answer.text)

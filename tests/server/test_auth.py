@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.server
 
 async def test_no_token_or_a_wrong_one_gets_401(server):
     """authentication: missing and unknown bearer tokens are refused with 401."""
-    async with httpx.AsyncClient(base_url=server.url) as http:
+    async with httpx.AsyncClient(base_url=server.url, verify=tls()) as http:
         assert (await http.post("/threads/search", json={})).status_code == 401
         wrong = {"Authorization": "Bearer not-a-token"}
         assert (await http.post("/threads/search", json={}, headers=wrong)).status_code == 401
@@ -32,7 +33,7 @@ async def test_x_api_key_is_the_same_token_under_the_same_rules(
     order_id = server_order(300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     body = {"assistant_id": "support", "command": decisions(APPROVE)}
-    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60, verify=tls()) as http:
         as_key = {"x-api-key": "dev-reviewer1"}
         assert (await http.get("/inbox", headers=as_key)).status_code == 200
         assert (
@@ -82,7 +83,7 @@ async def test_a_requester_cannot_approve_their_own_refund(requester, server, se
         "params": {"interrupt_id": interrupt_id, "response": {"decisions": [APPROVE]}},
     }
     async with httpx.AsyncClient(
-        base_url=server.url, headers={"Authorization": "Bearer dev-requester1"}
+        base_url=server.url, headers={"Authorization": "Bearer dev-requester1"}, verify=tls()
     ) as http:
         answer = await http.post(f"/threads/{thread_id}/commands", json=command)
     assert answer.json()["type"] == "error"
@@ -192,7 +193,7 @@ async def test_audit_is_not_readable_by_other_requesters(requester, client_as, s
 def test_info_answers_as_langgraph_api_does_and_tells_no_secret(server, user):
     """GET /info: the same versions and flags for anyone (clients check it); no token or setting in it."""
     headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
-    answer = httpx.get(f"{server.url}/info", headers=headers, timeout=10)
+    answer = httpx.get(f"{server.url}/info", headers=headers, timeout=10, verify=tls())
     assert answer.status_code == 200
     info = answer.json()
     assert set(info) == {"version", "langgraph_py_version", "flags", "host"}
@@ -200,4 +201,8 @@ def test_info_answers_as_langgraph_api_does_and_tells_no_secret(server, user):
     text = answer.text
     assert not any(token in text for token in TOKENS.values())
     assert "dev-" not in text
-    assert httpx.post(f"{server.url}/info", headers=headers, timeout=10).status_code in {401, 404, 405}
+    assert httpx.post(f"{server.url}/info", headers=headers, timeout=10, verify=tls()).status_code in {
+        401,
+        404,
+        405,
+    }

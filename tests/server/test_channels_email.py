@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.server.helpers import start
@@ -103,7 +104,7 @@ async def test_reviewers_who_may_decide_get_a_link_and_the_link_decides_nothing(
     assert order_id in body
     assert "a reviewer" in body
     assert sink.attempts > len(sink.messages)  # the first attempt was refused, then retried
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=tls()) as http:
         await http.get(link.replace("https://hitl.example.com", mail_server.url))
     await asyncio.sleep(1)
     assert (await requester.threads.get(thread_id))["status"] == "interrupted"

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign
@@ -79,7 +80,7 @@ async def posted(slack, thread_id: str, index: int = 0) -> dict:
 
 
 async def send(server, body: bytes, headers: dict[str, str]) -> httpx.Response:
-    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=server.url, timeout=30, verify=tls()) as http:
         return await http.post("/channels/slack/actions", content=body, headers=headers)
 
 
@@ -340,7 +341,7 @@ async def test_300_unsigned_presses_add_no_audit_record(as_user, slack_server, s
     before = await unverified(supervisor, "forged")
     bodies = [body, b"payload=" + b"%5B" * 50_000, b"payload=%7B%22a%22", b"\xff\xfe", b""]
     forged = {**headers, "X-Slack-Signature": "v0=" + "0" * 64}
-    async with httpx.AsyncClient(base_url=slack_server.url, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=slack_server.url, timeout=60, verify=tls()) as http:
         statuses = await asyncio.gather(
             *(
                 http.post(
@@ -482,7 +483,7 @@ async def test_a_slack_approve_counts_once_towards_a_quorum(as_user, slack_serve
 
 async def test_the_actions_route_takes_no_token_and_nothing_else(slack_server):
     """route: only a POST to that exact path goes without a token (others: 401); a signed non-press is 400."""
-    async with httpx.AsyncClient(base_url=slack_server.url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=slack_server.url, timeout=30, verify=tls()) as http:
         assert (await http.get("/channels/slack/actions")).status_code == 401
         assert (await http.put("/channels/slack/actions", content=b"x")).status_code == 401
         assert (await http.post("/channels/slack/actions/", content=b"x")).status_code == 401

@@ -15,11 +15,10 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from agents.offline import phrases
 from tests.conftest import add_order
-from tests.devserver import start_dev_server, stop, user_clients
+from tests.devserver import sdk_client, start_dev_server, stop, user_clients
 from tests.notices import Receiver
 from tests.server.helpers import APPROVE, decisions, refused, start
 
@@ -195,7 +194,7 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
     workdir.mkdir()
     first = start_dev_server(workdir, SHORT)
     try:
-        async with get_client(url=first.url, headers={"Authorization": "Bearer dev-requester1"}) as requester:
+        async with sdk_client(url=first.url, headers={"Authorization": "Bearer dev-requester1"}) as requester:
             order_id = add_order(first.services, 45)
             thread_id, _ = await start(requester, phrases.email_customer(order_id))
     finally:
@@ -203,7 +202,7 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
     await asyncio.sleep(4)
     second = start_dev_server(workdir, SHORT)
     try:
-        async with get_client(
+        async with sdk_client(
             url=second.url, headers={"Authorization": "Bearer dev-requester1"}
         ) as requester:
             await until_idle(requester, thread_id)

@@ -16,11 +16,10 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
-from langgraph_sdk import get_client
 
 from agents.offline import phrases
 from tests.conftest import add_order
-from tests.devserver import DEV_TOKENS, start_dev_server, stop
+from tests.devserver import DEV_TOKENS, sdk_client, start_dev_server, stop
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 
 if TYPE_CHECKING:
@@ -34,7 +33,7 @@ RECORDS = ".langgraph_api/.langgraph_ops.pckl"
 
 
 def client(server, user: str):
-    return get_client(url=server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
+    return sdk_client(url=server.url, headers={"Authorization": f"Bearer {DEV_TOKENS[user]}"})
 
 
 def refunded(services, orders: list[str]) -> int:

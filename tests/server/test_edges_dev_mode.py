@@ -10,6 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from server.http.outgoing import tls
 from tests.devserver import TOKENS, start_dev_server, stop
 
 pytestmark = pytest.mark.server
@@ -40,21 +41,25 @@ def production_like(tmp_path_factory):
 
 def test_outside_dev_mode_app_config_carries_no_secret(production_like):
     """dev mode off: /app-config answers 200 with no users and no token anywhere in it."""
-    answer = httpx.get(f"{production_like.url}/app-config")
+    answer = httpx.get(f"{production_like.url}/app-config", verify=tls())
     assert (answer.status_code, answer.json()) == (200, {"dev_users": []})
     assert "s3cr3t" not in answer.text
 
 
 def test_outside_dev_mode_only_the_configured_tokens_get_in(production_like):
     """dev mode off: a configured token reads the inbox; a dev-* token is a 401."""
-    own = httpx.get(f"{production_like.url}/inbox", headers={"Authorization": "Bearer s3cr3t-bob-91aa"})
+    own = httpx.get(
+        f"{production_like.url}/inbox", headers={"Authorization": "Bearer s3cr3t-bob-91aa"}, verify=tls()
+    )
     assert own.status_code == 200, own.text
-    dev = httpx.get(f"{production_like.url}/inbox", headers={"Authorization": "Bearer dev-supervisor1"})
+    dev = httpx.get(
+        f"{production_like.url}/inbox", headers={"Authorization": "Bearer dev-supervisor1"}, verify=tls()
+    )
     assert dev.status_code == 401
 
 
 def test_in_dev_mode_loopback_is_offered_the_dev_users(server):
     """dev mode on (the session's server), request over loopback: every dev user with the token."""
-    answer = httpx.get(f"{server.url}/app-config")
+    answer = httpx.get(f"{server.url}/app-config", verify=tls())
     assert answer.status_code == 200
     assert {u["name"]: u["token"] for u in answer.json()["dev_users"]} == TOKENS

@@ -12,6 +12,8 @@ import json
 import httpx
 import pytest
 
+from server.http.outgoing import tls
+
 pytestmark = pytest.mark.server
 
 
@@ -65,7 +67,7 @@ async def test_a_crafted_parameter_is_a_400_naming_it(client_as, user, params, n
 def test_without_a_token_it_is_401_before_any_parameter_is_read(server, params, named):
     """anonymous: 401 whatever the parameters (they are not even looked at)."""
     del named
-    answer = httpx.get(f"{server.url}/inbox", params=params)
+    answer = httpx.get(f"{server.url}/inbox", params=params, verify=tls())
     assert answer.status_code == 401, answer.text
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from server.http.outgoing import tls
 from tests.devserver import TOKENS
 from tests.newcomer import as_typed, clean_copy, make_dev, shell_env
 
@@ -76,6 +77,7 @@ def test_the_server_lists_the_new_agent_beside_the_others(invoices):
         json={"limit": 100},
         headers={"Authorization": f"Bearer {TOKENS['requester1']}"},
         timeout=10,
+        verify=tls(),
     )
     answer.raise_for_status()
     assert "invoices" in {assistant["graph_id"] for assistant in answer.json()}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from server.http.outgoing import tls
 from tests.newcomer import as_typed, clean_copy, make_dev
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def test_make_dev_serves_a_clean_copy_with_the_env_example_values(newcomer):
     assert "DATA_DIR=data\n" in (copy / ".env").read_text()
     assert (copy / "data" / "business.db").is_file()
     assert (copy / "data" / "checkpoints.db").is_file()
-    info = httpx.get(f"http://127.0.0.1:{port}/info", timeout=10)
+    info = httpx.get(f"http://127.0.0.1:{port}/info", timeout=10, verify=tls())
     assert info.status_code == 200
     assert {"version", "langgraph_py_version", "flags"} <= set(info.json())
 

@@ -15,6 +15,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from server.insight.analytics_query import Thresholds
 from tests.devserver import DEV_TOKENS, DevServer, serving
 from tests.server.helpers import APPROVE, decisions, refused, start
@@ -52,7 +53,7 @@ def server_services(server) -> Services:
 
 def http(server, user: str | None) -> httpx.AsyncClient:
     token = {"Authorization": f"Bearer {DEV_TOKENS[user]}"} if user else {}
-    return httpx.AsyncClient(base_url=server.url, headers=token, timeout=60)
+    return httpx.AsyncClient(base_url=server.url, headers=token, timeout=60, verify=tls())
 
 
 async def samples(server) -> dict[tuple[str, frozenset], float]:

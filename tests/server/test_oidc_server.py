@@ -11,11 +11,11 @@ import time
 
 import httpx
 import pytest
-from langgraph_sdk import get_client
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.conftest import add_order
-from tests.devserver import start_dev_server, stop
+from tests.devserver import sdk_client, start_dev_server, stop
 from tests.oidc_issuer import Issuer
 from tests.server.helpers import APPROVE, decisions, only_pending, pending_list, refused, start
 
@@ -43,7 +43,7 @@ async def as_token(oidc_server):
     opened = []
 
     def make(token: str):
-        sdk = get_client(url=oidc_server.url, headers={"Authorization": f"Bearer {token}"})
+        sdk = sdk_client(url=oidc_server.url, headers={"Authorization": f"Bearer {token}"})
         opened.append(sdk)
         return sdk
 
@@ -93,7 +93,7 @@ async def test_bad_tokens_get_401_and_change_nothing(as_token, issuer, oidc_serv
         "algorithm 'HS256' is refused": issuer.hs256_with_public_key("boss", supervisor_groups),
         "maps to no role": issuer.token("boss", ["staff"]),
     }
-    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=30, verify=tls()) as http:
         for reason, token in bad.items():
             headers = {"Authorization": f"Bearer {token}"}
             for response in (
@@ -118,7 +118,7 @@ async def test_bad_tokens_get_401_and_change_nothing(as_token, issuer, oidc_serv
 
 async def test_static_tokens_still_work_beside_oidc(oidc_server):
     """HITL_USERS first: a dev token (over loopback, in dev mode) still reads the inbox."""
-    async with get_client(url=oidc_server.url, headers={"Authorization": "Bearer dev-reviewer1"}) as reviewer:
+    async with sdk_client(url=oidc_server.url, headers={"Authorization": "Bearer dev-reviewer1"}) as reviewer:
         assert "items" in await reviewer.http.get("/inbox")
 
 
@@ -159,7 +159,7 @@ async def test_nobody_writes_the_owner_role(as_token, issuer, oidc_server, who):
     thread = await mallory.threads.create()
     message = {"messages": [{"role": "user", "content": phrases.refund_in_full(victim_order)}]}
     headers = {"Authorization": f"Bearer {issuer.token('eve', [who])}"} if who else {}
-    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=60, headers=headers) as http:
+    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=60, headers=headers, verify=tls()) as http:
         tid = thread["thread_id"]
         attempts = [
             http.post("/threads", json={"metadata": forged}),

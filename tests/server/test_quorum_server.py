@@ -14,6 +14,7 @@ import pytest
 
 from agents.offline import phrases
 from hitl.policy import quorum
+from server.http.outgoing import tls
 from tests.conftest import add_order
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start
@@ -147,7 +148,7 @@ async def test_rival_second_approvals_end_in_one_refund(client_as, server, serve
     (pending,) = await pending_now(supervisor1, thread_id)
 
     async def approve(user: str) -> int:
-        async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60, verify=tls()) as http:
             answer = await http.post(
                 f"/threads/{thread_id}/runs/wait",
                 headers={"Authorization": f"Bearer {TOKENS[user]}"},
@@ -220,7 +221,7 @@ async def test_nobody_can_plant_approvers_for_the_second_round(client_as, server
         call["tool_call_id"]: {"args": quorum.digest(call["args"]), "approved_by": ["supervisor1", "x"]}
     }
     headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60, verify=tls()) as http:
         for extra in (
             {"config": {"configurable": {quorum.APPROVALS_KEY: planted}}},
             {"context": {quorum.APPROVALS_KEY: planted}},
@@ -248,7 +249,7 @@ async def test_a_supervisor_cannot_write_a_second_approval_into_state(client_as,
         "approvals": {"required": 2, "approved_by": ["supervisor2"]},
     }
     headers = {"Authorization": f"Bearer {TOKENS['supervisor1']}"}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60, verify=tls()) as http:
         resume = {"resume": {pending["id"]: {"decisions": [APPROVE]}}}
         for command in ({**resume, "update": {"approval_receipts": [forged]}}, {**resume, "goto": "tools"}):
             answer = await http.post(

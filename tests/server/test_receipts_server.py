@@ -19,6 +19,7 @@ from hitl.policy import quorum
 from hitl.proof.receipt_check import RECEIPTS_KEY
 from hitl.proof.signed_receipts import check, signed_claims
 from hitl.proof.verification import Evidence, verify
+from server.http.outgoing import tls
 from tests.devserver import TOKENS
 from tests.server.helpers import APPROVE, decisions, refused, start
 
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.server
 
 
 async def jwks_of(server) -> dict:
-    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+    async with httpx.AsyncClient(base_url=server.url, verify=tls()) as anonymous:
         answer = await anonymous.get("/.well-known/jwks.json")
     assert answer.status_code == 200, answer.text
     return answer.json()
@@ -106,7 +107,7 @@ async def test_the_jwks_is_public_read_only_and_holds_no_private_key(server, cli
     assert all(k["kty"] == "OKP" and k["alg"] == "EdDSA" and "d" not in k for k in jwks["keys"])
     for user in ("requester1", "reviewer1"):
         assert await client_as(user).http.get("/.well-known/jwks.json") == jwks
-    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+    async with httpx.AsyncClient(base_url=server.url, verify=tls()) as anonymous:
         for method in ("POST", "PUT", "DELETE", "PATCH"):
             answer = await anonymous.request(method, "/.well-known/jwks.json", json={"keys": []})
             assert answer.status_code in {401, 404, 405}, (method, answer.status_code)
@@ -118,7 +119,7 @@ async def test_the_jwks_is_public_read_only_and_holds_no_private_key(server, cli
             answer = await anonymous.get(path)
             assert answer.status_code in {401, 404}, (path, answer.status_code)
     headers = {"Authorization": f"Bearer {TOKENS['requester1']}"}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers) as requester:
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, verify=tls()) as requester:
         answer = await requester.post("/.well-known/jwks.json", json={"keys": []})
         assert answer.status_code in {404, 405}
     assert await jwks_of(server) == jwks
@@ -132,7 +133,7 @@ async def test_verification_is_for_who_may_read_the_thread(server, client_as, se
     path = f"/audit/{thread_id}/verification"
     with refused(404, "not found"):
         await client_as("requester2").http.get(path)
-    async with httpx.AsyncClient(base_url=server.url) as anonymous:
+    async with httpx.AsyncClient(base_url=server.url, verify=tls()) as anonymous:
         assert (await anonymous.get(path)).status_code == 401
         assert (await anonymous.get(f"/audit/{thread_id}")).status_code == 401
     assert (await owner.http.get(path))["ok"]
@@ -168,7 +169,7 @@ async def test_nobody_can_plant_receipts_in_a_run(server, client_as, server_orde
     (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
     planted = {pending["value"]["action_requests"][0]["tool_call_id"]: "e30.e30.AAAA"}
     headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60, verify=tls()) as http:
         for extra in (
             {"config": {"configurable": {RECEIPTS_KEY: planted}}},
             {"context": {RECEIPTS_KEY: planted}},

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.devserver import TOKENS
 from tests.server.helpers import only_pending, start
 
@@ -40,7 +41,7 @@ async def paused(requester, order_id: str) -> tuple[str, str]:
 def as_user(server, user: str) -> httpx.AsyncClient:
     """A plain HTTP client of the server as `user`."""
     return httpx.AsyncClient(
-        base_url=server.url, headers={"Authorization": f"Bearer {TOKENS[user]}"}, timeout=60
+        base_url=server.url, headers={"Authorization": f"Bearer {TOKENS[user]}"}, timeout=60, verify=tls()
     )
 
 

@@ -7,6 +7,7 @@ import pytest
 from playwright.async_api import expect
 
 from agents.offline import phrases
+from server.http.outgoing import tls
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 from tests.web.conftest import ROOT
 
@@ -34,7 +35,7 @@ async def test_the_dashboard_shows_the_numbers_of_the_api(
     tab = await web.sign_in("reviewer1")
     await tab.page.get_by_test_id("nav-analytics").click()
     await expect(tab.page.get_by_test_id("analytics-page")).to_be_visible()
-    async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=server.url, timeout=60, verify=tls()) as http:
         api = (
             await http.get(
                 "/analytics", params={"since": "7d"}, headers={"Authorization": "Bearer dev-reviewer1"}

@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 
 from hitl.settings import get_settings
 from server.http import routes
+from server.http.outgoing import tls
 from server.identity.users import directory
 from tests.web.conftest import TOKENS
 
@@ -28,14 +29,14 @@ DEV_USERS = "ann:requester:tok-ann,bob:supervisor:tok-bob:with-colon"
 @pytest.mark.server
 def test_the_app_and_its_assets_load_without_a_token(server):
     """GET /app/ is the built index.html, its script loads too, and /app redirects to /app/."""
-    page = httpx.get(f"{server.url}/app/")
+    page = httpx.get(f"{server.url}/app/", verify=tls())
     assert page.status_code == 200
     assert '<div id="root">' in page.text
     script = re.search(r'src="(/app/assets/[^"]+\.js)"', page.text)
     assert script, page.text
-    asset = httpx.get(f"{server.url}{script.group(1)}")
+    asset = httpx.get(f"{server.url}{script.group(1)}", verify=tls())
     assert (asset.status_code, asset.headers["content-type"].split(";")[0]) == (200, "text/javascript")
-    bare = httpx.get(f"{server.url}/app")
+    bare = httpx.get(f"{server.url}/app", verify=tls())
     assert (bare.status_code, bare.headers["location"]) == (307, f"{server.url}/app/")
 
 
@@ -45,7 +46,7 @@ def test_app_config_answers_without_a_token_and_offers_dev_users_over_loopback_i
 
     Every one of .env.example, with the token that signs them in; test servers may add their own.
     """
-    answer = httpx.get(f"{server.url}/app-config")
+    answer = httpx.get(f"{server.url}/app-config", verify=tls())
     assert answer.status_code == 200
     offered = {u["name"]: u["token"] for u in answer.json()["dev_users"]}
     assert offered.items() >= TOKENS.items()
@@ -80,7 +81,7 @@ NO_THREAD = uuid.UUID(int=0x5EED, version=4)
 def test_everything_else_still_needs_a_known_token(server, method, path, authorization):
     """API routes, and writes to the public paths, answer 401 without a known bearer token."""
     headers = {"Authorization": authorization} if authorization else {}
-    answer = httpx.request(method, f"{server.url}{path}", headers=headers, json={})
+    answer = httpx.request(method, f"{server.url}{path}", headers=headers, json={}, verify=tls())
     assert answer.status_code == 401, answer.text
 
 

@@ -20,6 +20,7 @@ import uvicorn
 
 from agents.offline import DEMO
 from hitl.model.scripted.endpoint import FaultBoard, make_app
+from server.http.outgoing import tls
 from server.runtime.replicas import free_port
 from tests.conftest import add_order
 from tests.devserver import DevServer, serving
@@ -59,7 +60,7 @@ class ScriptedEndpoint:
         body: dict[str, object] = {"fault": fault, "times": times}
         if stall_seconds is not None:
             body["stall_seconds"] = stall_seconds
-        httpx.post(f"{self.url}/faults", json=body, timeout=5).raise_for_status()
+        httpx.post(f"{self.url}/faults", json=body, timeout=5, verify=tls()).raise_for_status()
 
     def served(self) -> dict[str, int]:
         """Completions served (`requests`) and faults served, by name, since the test began."""

@@ -17,6 +17,7 @@ from langchain_openai import ChatOpenAI
 from agents.offline import DEMO, phrases
 from hitl.model.scripted.chat import scripted_reply
 from hitl.model.scripted.conversation import Conversation
+from server.http.outgoing import tls
 from server.runtime.replicas import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def after_get_order() -> list[dict]:
 
 
 def completions(endpoint, body: dict) -> httpx.Response:
-    return httpx.post(f"{endpoint.base_url}/chat/completions", json=body, timeout=10)
+    return httpx.post(f"{endpoint.base_url}/chat/completions", json=body, timeout=10, verify=tls())
 
 
 def sse_chunks(response: httpx.Response) -> list[dict | str]:
@@ -65,7 +66,7 @@ def sse_chunks(response: httpx.Response) -> list[dict | str]:
 
 def test_models_lists_the_scripted_model(through_the_wire):
     """GET /v1/models: one model, 'scripted', in OpenAI's list shape."""
-    listed = httpx.get(f"{through_the_wire.base_url}/models", timeout=5).json()
+    listed = httpx.get(f"{through_the_wire.base_url}/models", timeout=5, verify=tls()).json()
     assert listed["object"] == "list"
     assert [m["id"] for m in listed["data"]] == ["scripted"]
 
@@ -187,7 +188,7 @@ def test_the_cli_serves_the_endpoint_on_the_port_asked_for(tmp_path):
         while True:
             assert process.poll() is None, log.read_text()
             try:
-                models = httpx.get(f"{url}/models", timeout=1)
+                models = httpx.get(f"{url}/models", timeout=1, verify=tls())
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, log.read_text()
@@ -215,6 +216,7 @@ def test_a_fault_header_fails_one_request_and_arms_nothing(through_the_wire):
         json={"messages": [{"role": "user", "content": "hello"}]},
         headers={"X-Scripted-Fault": "server_error"},
         timeout=5,
+        verify=tls(),
     )
     assert (response.status_code, response.headers["retry-after-ms"]) == (500, "20")
     assert through_the_wire.faults.armed == []
@@ -235,7 +237,7 @@ def test_a_fault_header_fails_one_request_and_arms_nothing(through_the_wire):
 )
 def test_arming_an_unknown_fault_is_refused(through_the_wire, body):
     """POST /faults: 400 naming what is allowed; nothing is armed."""
-    response = httpx.post(f"{through_the_wire.url}/faults", json=body, timeout=5)
+    response = httpx.post(f"{through_the_wire.url}/faults", json=body, timeout=5, verify=tls())
     assert response.status_code == 400
     assert "fault" in response.json()["error"]["message"] or "times" in response.json()["error"]["message"]
-    assert httpx.get(f"{through_the_wire.url}/faults", timeout=5).json()["armed"] == []
+    assert httpx.get(f"{through_the_wire.url}/faults", timeout=5, verify=tls()).json()["armed"] == []
