@@ -7,12 +7,14 @@ STAMP := $(VENV)/.installed
 REPLICAS_STAMP := .venv-replicas/.installed
 N ?= 2
 PORT ?= 2024
-# pytest workers of `make test` (pytest-xdist, a module per worker at a time; each worker starts its own
-# servers; TEST_WORKERS=0 runs everything in one process). 4 on 2 cores: many modules mostly wait (on a
-# deadline, a 10 s flush, a restarted replica), and a fourth worker keeps both cores busy meanwhile.
-# Modules go out in collected order, the `long` ones first (tests/conftest.py); xdist's default
-# reorder (most tests first) would start the few-test, minute-long modules last.
-TEST_WORKERS ?= 4
+# pytest workers of `make test` (pytest-xdist, a module per worker at a time; tests/web and tests/wire each
+# go whole to one worker, so their own server and Chromium start once: tests/conftest.py; each worker starts
+# the servers its modules use; TEST_WORKERS=0 runs everything in one process). 3 on 2 cores: several modules
+# mostly wait (on a deadline, a 10 s flush, a restarted replica), and a third worker keeps both cores busy
+# meanwhile; a fourth costs more (its own session server, its collection) than it overlaps (6:53 vs 6:28).
+# Modules go out in collected order, the `long` ones and those two folders first (tests/conftest.py);
+# xdist's default reorder (most tests first) would start the few-test, minute-long modules last.
+TEST_WORKERS ?= 3
 # `make chaos`: how long approvals flow while replicas are killed and Redis and PostgreSQL restart
 CHAOS_SECONDS ?= 300
 # `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from sqlalchemy.exc import IntegrityError
@@ -22,14 +22,37 @@ if TYPE_CHECKING:
     from services.registry import Services
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules marked `long` first, the rest in the order they were collected.
+ONE_WORKER_FOLDERS = ("tests/web/", "tests/wire/")
+"""Folders with a session server of their own (the web tests' `langgraph dev` and Chromium, the wire
+tests' server on the scripted endpoint): under `make test` one worker runs each folder whole, so that
+server starts once, not on every worker that drew one of its modules."""
 
-    `make test` hands whole modules to its workers in this order (`--no-loadscope-reorder`), so the
-    modules that take a minute or more start at once and the run ends on short ones, never on a
-    long module that began last.
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules marked `long` and the `ONE_WORKER_FOLDERS` first, the rest in the order they were collected.
+
+    `make test` hands whole modules (and those folders) to its workers in this order
+    (`--no-loadscope-reorder`), so the work that takes a minute or more starts at once and the run
+    ends on short modules, never on a long one that began last.
     """
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    items.sort(
+        key=lambda item: item.get_closest_marker("long") is None and _one_worker_folder(item.nodeid) is None
+    )
+
+
+def _one_worker_folder(nodeid: str) -> str | None:
+    return next((folder for folder in ONE_WORKER_FOLDERS if nodeid.startswith(folder)), None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's `loadscope` (a module per worker at a time), with each of `ONE_WORKER_FOLDERS` one unit."""
+    from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415  (xdist is there when this hook runs)
+
+    class ByModuleAndFolder(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _one_worker_folder(nodeid) or super()._split_scope(nodeid)
+
+    return ByModuleAndFolder(config, log)
 
 
 @pytest.fixture
