@@ -4,7 +4,8 @@ The server is a `langgraph dev` of the web tests' own (this module's `server`, w
 session's for them), serving the built app at `/app/`: its inbox holds only what these tests left
 pending, so a new row is on the inbox's first page (50 rows, oldest first). Each signed-in user
 gets a browser context of their own (the token lives in the tab's sessionStorage); when a test
-ends, every page it opened is saved as a screenshot under `test-artifacts/web/`.
+fails, every page it opened is saved as a screenshot under `test-artifacts/web/` (only then: the
+full-page screenshots of every passing test were ~15 % of this folder's CPU).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tests.devserver import DevServer, dev_users, serving
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterator
+    from collections.abc import AsyncIterator, Generator, Iterator
 
     from playwright.async_api import Browser, BrowserContext
 
@@ -34,6 +35,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 TOKENS = {name: token for name, _role, token in (e.split(":", 2) for e in dev_users().split(","))}
 """Every dev user of `.env.example` (the test servers' HITL_USERS) and the token that signs them in."""
 ARTIFACTS = ROOT / "test-artifacts" / "web"
+FAILED = pytest.StashKey[bool]()
+"""Set on a test whose setup or call failed: its pages are saved when its `web` fixture ends."""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -43,6 +46,17 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Mark the test failed (`FAILED`) when its setup or call fails, before its fixtures end."""
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +77,7 @@ async def chromium() -> AsyncIterator[Browser]:
 
 @asynccontextmanager
 async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIterator[ReviewerApp]:
-    """The reviewer app served by `server_url`; every tab it opened is saved when the test ends."""
+    """The reviewer app served by `server_url`; every tab it opened is saved if the test failed."""
     if not (ROOT / "web" / "dist" / "index.html").is_file():
         pytest.fail("web/dist is not built: `make test` builds it (or: cd web && npm ci && npm run build)")
     contexts: list[BrowserContext] = []
@@ -71,15 +85,21 @@ async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIter
     try:
         yield app
     finally:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "_", request.node.name)
-        for index, tab in enumerate(app.tabs):
-            last = index == len(app.tabs) - 1
-            path = ARTIFACTS / (f"{name}.png" if last else f"{name}-{tab.user}.png")
-            if not tab.page.is_closed():
-                await tab.page.screenshot(path=str(path), full_page=True)
+        if request.node.stash.get(FAILED, False):
+            await save_pages(request.node.name, app)
         for context in contexts:
             await context.close()
+
+
+async def save_pages(test_name: str, app: ReviewerApp) -> None:
+    """Each open tab as `<test>-<user>.png`, the last one opened (the final screen) as `<test>.png`."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]+", "_", test_name)
+    for index, tab in enumerate(app.tabs):
+        last = index == len(app.tabs) - 1
+        path = ARTIFACTS / (f"{name}.png" if last else f"{name}-{tab.user}.png")
+        if not tab.page.is_closed():
+            await tab.page.screenshot(path=str(path), full_page=True)
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +119,8 @@ def server_services(server) -> Services:
 async def web(request, chromium, server) -> AsyncIterator[ReviewerApp]:
     """The reviewer app at `<server>/app/`; `await web.sign_in("reviewer1")` opens a signed-in `Tab`.
 
-    At the end of the test every tab is saved: the last one opened as `<test>.png` (the final
-    screen), the others as `<test>-<user>.png`.
+    If the test failed, every tab is saved: the last one opened as `<test>.png` (the final screen),
+    the others as `<test>-<user>.png`.
     """
     async with reviewer_app(request, chromium, server.url) as app:
         yield app
