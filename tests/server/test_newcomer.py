@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,11 +53,22 @@ def test_make_dev_serves_a_clean_copy_with_the_env_example_values(newcomer):
     copy, port = newcomer
     assert (copy / ".env").read_text() == (copy / ".env.example").read_text()
     assert "DATA_DIR=data\n" in (copy / ".env").read_text()
-    assert (copy / "data" / "business.db").is_file()
     assert (copy / "data" / "checkpoints.db").is_file()
+    # The business database is made on first use: by the watcher's first pass, just after `/ok`.
+    assert appears(copy / "data" / "business.db", seconds=30)
     info = httpx.get(f"http://127.0.0.1:{port}/info", timeout=10, verify=tls())
     assert info.status_code == 200
     assert {"version", "langgraph_py_version", "flags"} <= set(info.json())
+
+
+def appears(path: Path, seconds: float) -> bool:
+    """Whether `path` is a file within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not path.is_file():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def test_the_readme_walk_through_refunds_a1024_once(newcomer):
