@@ -1,11 +1,10 @@
 import { defineConfig } from "vitest/config";
+import { MOCKS_MODULES } from "./src/test/isolated";
+
+const TESTS = "src/**/*.test.{ts,tsx}";
 
 // Served by the LangGraph server under /app/; the API is the same origin
 // (VITE_API_URL overrides it for `npm run dev`).
-const TESTS = "src/**/*.test.{ts,tsx}";
-/** Test files that `vi.mock` a module: its replacement holds only in a module graph of the file's own. */
-const MOCKS_MODULES = ["src/hooks/useApprovals.test.tsx"];
-
 export default defineConfig({
   base: "/app/",
   oxc: { jsx: { runtime: "automatic" } },
@@ -26,8 +25,8 @@ export default defineConfig({
     restoreMocks: true,
     setupFiles: ["src/test/setup.ts"],
     // One jsdom and one module graph per worker, not per file: building a jsdom and importing React
-    // for each of 15 files was two thirds of the suite's CPU (24 s -> 8 s). A file that replaces a
-    // module with `vi.mock` needs a module graph of its own (`MOCKS_MODULES`).
+    // for each of 15 files was two thirds of the suite's CPU (24 s -> 10 s). A file that replaces a
+    // module with `vi.mock` needs a module graph of its own (`src/test/isolated.ts`).
     projects: [
       { extends: true, test: { name: "shared", include: [TESTS], exclude: MOCKS_MODULES, isolate: false } },
       { extends: true, test: { name: "isolated", include: MOCKS_MODULES } },
