@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from server.http.outgoing import tls
-from tests.security.run_bodies import WORKERS, RunBodyFuzzer, body_sender, plans
+from tests.security.run_bodies import LOST_AT_MOST, WORKERS, RunBodyFuzzer, body_sender, plans
 
 pytestmark = pytest.mark.server
 
@@ -72,3 +72,5 @@ def test_no_fuzzed_body_acted_without_a_decision(fuzzer):
     )
     assert fuzzer.cases >= sum(CASES.values())
     assert fuzzer.breaches == [], "\n".join(fuzzer.breaches[:5])
+    lost = {outcome: n for outcome, n in fuzzer.statuses.items() if outcome.startswith("lost")}
+    assert sum(lost.values()) <= LOST_AT_MOST, lost
