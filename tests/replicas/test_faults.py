@@ -212,11 +212,17 @@ async def pause(replicas: ReplicaSet, approval: Approval) -> None:
                     approval.outcome = "pause in error"
                     return
                 messages = (thread.get("values") or {}).get("messages")
-                if thread["status"] == "idle" and messages:
+                if thread["status"] == "idle" and messages and messages[-1].get("tool_calls"):
+                    # The run ended on the model's call to the gated tool, its pause not (yet) on the
+                    # thread record (once in CI a thread read idle, its last message of empty content
+                    # 0.5 s after its run). Read again; one left so for PATIENCE_SECONDS is reported.
+                    last = "thread idle on the model's tool call, no pause recorded"
+                elif thread["status"] == "idle" and messages:
                     approval.outcome = "not paused"  # the agent answered without asking (nothing to approve)
-                    approval.told.append(str(messages[-1].get("content"))[:160])
+                    said = messages[-1]
+                    approval.told.append(f"{said.get('type')}: {str(said.get('content'))[:160]}")
                     return
-                if thread["status"] == "idle":
+                elif thread["status"] == "idle":
                     waited = await client.post(f"/threads/{approval.thread_id}/runs/wait", json=body)
                     last = f"runs/wait {waited.status_code} {waited.text[:120]}"
             except httpx.HTTPError as error:
