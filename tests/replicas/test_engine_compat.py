@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import textwrap
 
 import pytest
 
@@ -24,58 +23,45 @@ ENGINE_ENV = {
     "PATH": "/usr/bin:/bin",
 }
 
-LIFESPAN_THROUGH_STORE_MIDDLEWARE = """
-import asyncio, json, sys
+PROBES = """
+import asyncio, json
 import langgraph_runtime  # picks the pg runtime, as the server does before loading the app
-from langgraph_api.middleware.ensure_store import EnsureStoreAccessible
-if PATCHED:
-    from server.runtime import engine_compat
-    engine_compat.apply()
 
-async def app(scope, receive, send):
-    pass
 
-async def main():
+async def lifespan_through_store_middleware():
+    from langgraph_api.middleware.ensure_store import EnsureStoreAccessible
+
+    async def app(scope, receive, send):
+        pass
+
     try:
         await EnsureStoreAccessible(app)({"type": "lifespan"}, None, None)
     except Exception as error:
         return type(error).__name__
     return None
 
-print(json.dumps(asyncio.run(main())))
-"""
 
-ENGINE_SERIALISER = """
-import json
-import langgraph_runtime
-from langgraph_api.auth.custom import normalize_user
-if PATCHED:
-    from server.runtime import engine_compat
-    engine_compat.apply()
-from langgraph_runtime_pg import database
-engine = database.create_async_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
-user = normalize_user({"identity": "reviewer1", "role": "reviewer"})
-try:
-    serialise = engine.dialect._json_serializer or json.dumps  # SQLAlchemy's default is json.dumps
-    written = serialise({"configurable": {"langgraph_auth_user": user}})
-except TypeError as error:
-    written = None
-print(json.dumps(written))
-"""
+async def engine_serialiser():
+    from langgraph_api.auth.custom import normalize_user
+    from langgraph_runtime_pg import database
+
+    engine = database.create_async_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
+    user = normalize_user({"identity": "reviewer1", "role": "reviewer"})
+    try:
+        serialise = engine.dialect._json_serializer or json.dumps  # SQLAlchemy's default is json.dumps
+        return serialise({"configurable": {"langgraph_auth_user": user}})
+    except TypeError:
+        return None
+    finally:
+        await engine.dispose()
 
 
-CONNECTIONS_HEAL = """
-import asyncio, json
-import langgraph_runtime
-if PATCHED:
-    from server.runtime import engine_compat
-    engine_compat.apply()
-import redis.exceptions
-from langgraph_api import worker
-from langgraph_runtime_pg import checkpoint, redis_stream, store
-from psycopg import OperationalError
+async def connections_heal():
+    import redis.exceptions
+    from langgraph_api import worker
+    from langgraph_runtime_pg import checkpoint, redis_stream, store
+    from psycopg import OperationalError
 
-async def main():
     pools = [
         module.AsyncConnectionPool("postgresql://postgres@127.0.0.1:5432/postgres", open=False)
         for module in (checkpoint, store)
@@ -90,19 +76,34 @@ async def main():
         ],
     }
 
+
+PROBES = (lifespan_through_store_middleware, engine_serialiser, connections_heal)
+
+
+async def main():
+    found = {"unpatched": {probe.__name__: await probe() for probe in PROBES}}
+    from server.runtime import engine_compat
+
+    engine_compat.apply()
+    found["patched"] = {probe.__name__: await probe() for probe in PROBES}
+    return found
+
+
 print(json.dumps(asyncio.run(main())))
 """
+"""What each bug looks like from inside the engine: every probe runs unpatched, then again after
+`engine_compat.apply()`, in one interpreter (each start imports langgraph-api: seconds of CPU)."""
 
 
-def in_engine(script: str, *, patched: bool) -> object:
-    """Run `script` in the replica engine's interpreter; what it printed, as JSON."""
+@pytest.fixture(scope="module")
+def engine() -> dict[str, dict[str, object]]:
+    """The probes' findings in the replica engine's interpreter: {"unpatched"|"patched": {probe: found}}."""
     if not REPLICAS_PYTHON.exists():
         pytest.fail(
             f"{REPLICAS_PYTHON} is missing: `make .venv-replicas/.installed` installs the replica engine"
         )
-    code = f"PATCHED = {patched}\n" + textwrap.dedent(script)
     done = subprocess.run(
-        [str(REPLICAS_PYTHON), "-c", code],
+        [str(REPLICAS_PYTHON), "-c", PROBES],
         cwd=ROOT,
         env=ENGINE_ENV,
         capture_output=True,
@@ -113,40 +114,40 @@ def in_engine(script: str, *, patched: bool) -> object:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_the_store_middleware_still_fails_a_lifespan_on_the_pg_runtime():
+def test_the_store_middleware_still_fails_a_lifespan_on_the_pg_runtime(engine):
     """still needed: unpatched, a lifespan makes the middleware open a Store before the pool backs it."""
-    assert in_engine(LIFESPAN_THROUGH_STORE_MIDDLEWARE, patched=False) is not None
+    assert engine["unpatched"]["lifespan_through_store_middleware"] is not None
 
 
-def test_the_store_middleware_lets_a_lifespan_through_once_patched():
+def test_the_store_middleware_lets_a_lifespan_through_once_patched(engine):
     """workaround: patched, the lifespan reaches the app."""
-    assert in_engine(LIFESPAN_THROUGH_STORE_MIDDLEWARE, patched=True) is None
+    assert engine["patched"]["lifespan_through_store_middleware"] is None
 
 
-def test_the_pg_engine_still_cannot_write_a_custom_auth_user():
+def test_the_pg_engine_still_cannot_write_a_custom_auth_user(engine):
     """still needed: unpatched, the engine's JSON serialiser refuses the auth user put in each run."""
-    assert in_engine(ENGINE_SERIALISER, patched=False) is None
+    assert engine["unpatched"]["engine_serialiser"] is None
 
 
-def test_the_pg_engine_writes_the_user_as_json_once_patched():
+def test_the_pg_engine_writes_the_user_as_json_once_patched(engine):
     """workaround: patched, the run's configurable is written with the user's identity and role."""
-    written = in_engine(ENGINE_SERIALISER, patched=True)
+    written = engine["patched"]["engine_serialiser"]
     assert isinstance(written, str)
     assert json.loads(written)["configurable"]["langgraph_auth_user"]["identity"] == "reviewer1"
 
 
-def test_the_engine_still_keeps_dead_connections_and_fails_runs_on_them():
+def test_the_engine_still_keeps_dead_connections_and_fails_runs_on_them(engine):
     """still needed: unpatched, pools hand out dead connections, Redis retries nothing, no run is retried."""
-    assert in_engine(CONNECTIONS_HEAL, patched=False) == {
+    assert engine["unpatched"]["connections_heal"] == {
         "pools_check": [False, False],
         "redis_retries": 0,
         "worker_retries": [False, False],
     }
 
 
-def test_connections_heal_and_runs_are_retried_once_patched():
+def test_connections_heal_and_runs_are_retried_once_patched(engine):
     """workaround: patched, both pools check each connection, Redis retries with backoff, runs are retried."""
-    assert in_engine(CONNECTIONS_HEAL, patched=True) == {
+    assert engine["patched"]["connections_heal"] == {
         "pools_check": [True, True],
         "redis_retries": engine_compat.REDIS_RETRIES,
         "worker_retries": [True, True],
