@@ -31,6 +31,11 @@ AGENTS = $(shell $(PYTHON) -c 'import json; print(", ".join(json.load(open("lang
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
+# Bytecode of the project's own modules is written once (to the __pycache__ folders git ignores). Where the
+# shell sets PYTHONDONTWRITEBYTECODE (CI sandboxes do), every Python process a target starts would compile
+# server/, hitl/, the agents and the test modules again: `make test` starts about 100 (servers, replicas,
+# pytest workers, the CLI), 0.7 s of CPU each for a server's imports and 5 s for a pytest's collection.
+unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
 .PHONY: help dev serve-replicas local-services test test-web test-python chaos lint schemas bench clean
