@@ -1,44 +1,24 @@
-/** A form generated from a JSON Schema (forms, edited tool args), with the app's submit button. */
-import Form from "@rjsf/core";
-import type { RJSFSchema } from "@rjsf/utils";
-import validator from "@rjsf/validator-ajv8";
-import type { JsonObject } from "../interrupts/guards";
-import type { JsonSchema } from "../interrupts/responseSchema";
+/**
+ * A form generated from a JSON Schema (forms, edited tool args), with the app's submit button.
+ *
+ * rjsf and its validator (ajv) are about a quarter of the app's code and only a form card or an
+ * edit needs them: they load as a chunk of their own when the first such form shows, not with the app.
+ */
+import { lazy, Suspense } from "react";
+import type { SchemaFormProps } from "./RjsfForm";
 
-interface SchemaFormProps {
-  schema: JsonSchema;
-  initial?: JsonObject;
-  disabled: boolean;
-  idPrefix: string;
-  submitLabel: string;
-  submitTestId: string;
-  onSubmit: (data: JsonObject) => void;
-  onCancel?: () => void;
-}
+const RjsfForm = lazy(() => import("./RjsfForm"));
 
 export function SchemaForm(props: SchemaFormProps) {
-  const { schema, initial, disabled, idPrefix, submitLabel, submitTestId, onSubmit, onCancel } = props;
   return (
-    <Form<JsonObject, RJSFSchema>
-      className="schema-form"
-      schema={schema as RJSFSchema}
-      validator={validator}
-      formData={initial}
-      disabled={disabled}
-      idPrefix={idPrefix}
-      showErrorList={false}
-      onSubmit={({ formData }) => onSubmit(formData ?? {})}
+    <Suspense
+      fallback={
+        <p className="muted" data-testid="schema-form-loading">
+          Loading the form…
+        </p>
+      }
     >
-      <div className="row">
-        <button type="submit" disabled={disabled} data-testid={submitTestId}>
-          {submitLabel}
-        </button>
-        {onCancel && (
-          <button type="button" className="secondary" onClick={onCancel} disabled={disabled}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </Form>
+      <RjsfForm {...props} />
+    </Suspense>
   );
 }

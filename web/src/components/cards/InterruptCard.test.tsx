@@ -74,7 +74,7 @@ describe("pending interrupt cards", () => {
     });
     expect(screen.getByTestId("card-agent").textContent).toContain("archivist");
     fireEvent.click(screen.getByTestId("decision-edit"));
-    const input = screen.getByLabelText(/Path/);
+    const input = await screen.findByLabelText(/Path/); // the form's code loads on first use
     fireEvent.change(input, { target: { value: "reports/older.csv" } });
     fireEvent.click(screen.getByTestId("edit-save"));
     await waitFor(() => expect(approvals.edit).toHaveBeenCalledWith({ interruptId: "int-a" }, { path: "reports/older.csv" }));
@@ -103,7 +103,7 @@ describe("pending interrupt cards", () => {
     const approvals = show({ ...base, kind: "form", id: "form-1", value: form, responseSchema: formSchema });
     const card = screen.getByTestId("interrupt-card");
     expect(card.dataset.kind).toBe("form");
-    fireEvent.change(screen.getByLabelText(/decision/), { target: { value: "0" } });
+    fireEvent.change(await screen.findByLabelText(/decision/), { target: { value: "0" } });
     fireEvent.change(screen.getByLabelText(/terms/), { target: { value: "2" } });
     fireEvent.click(screen.getByLabelText(/reminder/));
     fireEvent.click(screen.getByTestId("form-submit"));
