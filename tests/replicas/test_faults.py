@@ -228,7 +228,36 @@ async def pause(replicas: ReplicaSet, approval: Approval) -> None:
             except httpx.HTTPError as error:
                 last = f"{type(error).__name__} {error}"[:160]
         await asyncio.sleep(0.5)
+    if last.startswith("thread idle on the model's tool call") and approval.thread_id:
+        last += f"; {await lost_pause_evidence(replicas, approval.thread_id)}"
     approval.outcome = f"pause unanswered (last: {last})"
+
+
+async def lost_pause_evidence(replicas: ReplicaSet, thread_id: str) -> str:
+    """What the engine holds of a thread left idle on the model's call: its runs, next and checkpoints.
+
+    Seen twice in CI, never here (one of 12 or 26 first pauses, before any fault): told apart by this,
+    a gate that let the turn end (no task left) from a pause the engine did not record (a task with
+    its interrupt, the thread still idle).
+    """
+    async with http(alive(replicas)[0], "supervisor1") as client:
+        try:
+            runs = (await client.get(f"/threads/{thread_id}/runs")).json()
+            state = (await client.get(f"/threads/{thread_id}/state")).json()
+            history = (await client.post(f"/threads/{thread_id}/history", json={"limit": 6})).json()
+            tasks = [
+                (t["name"], len(t.get("interrupts") or []), bool(t.get("error"))) for t in state["tasks"]
+            ]
+            steps = [
+                (c["metadata"].get("step"), c["metadata"].get("source"), c["next"], len(c.get("tasks") or []))
+                for c in history
+            ]
+            return (
+                f"runs {[r['status'] for r in runs]}, next {state['next']}, tasks (name, interrupts, error) "
+                f"{tasks}, checkpoints (step, source, next, tasks) newest first {steps}"
+            )
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+            return f"evidence unread: {type(error).__name__} {error}"[:200]
 
 
 def gist(response: httpx.Response) -> str:
