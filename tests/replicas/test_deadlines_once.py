@@ -7,13 +7,20 @@ answers is escalated to a supervisor, then rejected by the system at its second 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import pytest
+from sqlalchemy import select
 
+from server.runtime.storage import notice_outbox
 from tests.conftest import add_order
 from tests.notices import Receiver
 from tests.replicas.conftest import audit, http, pause_refund, until
+
+if TYPE_CHECKING:
+    from services.registry import Services
 
 pytestmark = pytest.mark.server
 APPROVALS = 20
@@ -65,8 +72,30 @@ async def test_each_deadline_is_acted_on_once_with_one_notice_each(replicas, bus
         async def all_delivered() -> bool:  # a delivery that failed once is tried again by the outbox
             return {(n["thread_id"], n["event"]) for n in receiver.notices} >= expected
 
-        await until(all_delivered, seconds=30, every=0.5)
+        try:
+            await until(all_delivered, seconds=30, every=0.5)
+        except pytest.fail.Exception:
+            pytest.fail(undelivered(business, expected, receiver))
         notices = Counter((n["thread_id"], n["event"]) for n in receiver.notices)
         assert set(notices) == expected
         assert set(notices.values()) == {1}
     assert all(business.payments.refunds_for(o) == [] for o in orders)
+
+
+def undelivered(business: Services, expected: set[tuple[str, str]], receiver: Receiver) -> str:
+    """Which notices the receiver never got, and what the shared outbox holds undelivered (its attempts)."""
+    got = {(n["thread_id"], n["event"]) for n in receiver.notices}
+    with business.engine.connect() as conn:
+        rows = conn.execute(
+            select(notice_outbox.c.payload, notice_outbox.c.attempts, notice_outbox.c.next_try_at).where(
+                notice_outbox.c.delivered_at.is_(None)
+            )
+        ).all()
+    now = time.time()
+    held = [
+        f"attempts {r.attempts}, next try in {r.next_try_at - now:.0f} s: {r.payload[:160]}" for r in rows
+    ]
+    return (
+        f"not received in 30 s: {sorted(expected - got)}; received {len(got)} of {len(expected)}; "
+        f"undelivered in the outbox: {len(rows)}\n" + "\n".join(held[:10])
+    )
