@@ -32,6 +32,13 @@ the package reads from the engine besides (`served_graph`) is here too.
   0.16.7): `langgraph dev`'s scheduler sleeps 0.5 s whenever it found no run, and only takes runs
   created before its poll began, so each run (an approval's resume too) waited about 0.5 to 1 s
   to start. `apply` wakes the poll when a run is put, and lets the next poll look at once.
+- **A sweep that idles a thread its run just paused** (`langgraph_runtime_pg.ops._idle_orphaned_busy_threads`,
+  0.11.1.post1): the queue's sweep lists the busy threads, then, one by one, idles those with no run
+  in flight, writing `idle` over whatever the row holds by then. A run that ended between the two
+  (its worker wrote the run `success` and the thread `interrupted` at once) left its thread idle with
+  its pause in the checkpoint: the approval vanished from every list (seen in the fault test, once
+  in 12 to 26 first pauses). `apply` makes the sweep lock each thread, read it again and idle it only
+  while it is still busy with nothing in flight, each in a transaction of its own.
 """
 
 from __future__ import annotations
@@ -70,6 +77,8 @@ def apply() -> list[str]:
         applied.append("retry_lost_connections")
     if _inmem_worker_polls_for_new_runs():
         applied.append("inmem_wake_on_put")
+    if _sweep_idles_threads_unlocked():
+        applied.append("sweep_idles_locked")
     return applied
 
 
@@ -198,6 +207,46 @@ def _redis_pool_retries_nothing() -> bool:
 
     with_retry.__hitl_compat__ = True  # type: ignore[attr-defined]
     redis_stream._redis_pool_kwargs = with_retry  # noqa: SLF001
+    return True
+
+
+def _sweep_idles_threads_unlocked() -> bool:
+    from server.runtime.checkpointer import runtime_edition  # noqa: PLC0415  (only inside the server)
+
+    if runtime_edition() != "pg":
+        return False
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    from langgraph_runtime_pg import ops  # noqa: PLC0415
+    from langgraph_runtime_pg.models import ThreadRow  # noqa: PLC0415
+    from sqlalchemy import select  # noqa: PLC0415
+
+    if getattr(ops._idle_orphaned_busy_threads, "__hitl_compat__", False):  # noqa: SLF001
+        return True
+
+    async def idle_orphaned_busy_threads(sessions: Any) -> bool:  # noqa: ANN401  (the engine's session factory)
+        """The engine's sweep of threads a dead worker left busy, each locked and read again."""
+        async with sessions() as session:
+            busy = list(
+                (await session.scalars(select(ThreadRow.thread_id).where(ThreadRow.status == "busy"))).all()
+            )
+        idled = False
+        for thread_id in busy:
+            async with sessions() as session:
+                locked = select(ThreadRow).where(ThreadRow.thread_id == thread_id, ThreadRow.status == "busy")
+                thread = await session.scalar(
+                    locked.with_for_update().execution_options(populate_existing=True)
+                )
+                if thread is None or await ops._thread_has_inflight_work(session, thread_id):  # noqa: SLF001
+                    continue
+                thread.status = "idle"
+                thread.updated_at = datetime.now(UTC)
+                await session.commit()
+                idled = True
+        return idled
+
+    idle_orphaned_busy_threads.__hitl_compat__ = True  # type: ignore[attr-defined]
+    ops._idle_orphaned_busy_threads = idle_orphaned_busy_threads  # noqa: SLF001
     return True
 
 
