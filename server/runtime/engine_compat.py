@@ -3,7 +3,9 @@
 Every workaround names the bug, the versions it was seen on and the check that tells when it
 can go: `tests/replicas/test_engine_compat.py` asserts the bug is still there upstream, so the
 test fails (and this module should shrink) once an engine release fixes it. The one private name
-the package reads from the engine besides (`served_graph`) is here too.
+the package reads from the engine besides (`served_graph`) is here too. It is one concept, kept
+whole though long: the package's one adapter to the engine's private parts, so that an engine
+upgrade is checked against one module and one test.
 
 - **Store middleware at start-up** (`langgraph_api.middleware.ensure_store.EnsureStoreAccessible`,
   langgraph-api 0.11.1 to 0.16.7): with a custom `http.app`, langgraph_api wraps the whole app,
@@ -217,11 +219,11 @@ def _sweep_idles_threads_unlocked() -> bool:
         return False
     from datetime import UTC, datetime  # noqa: PLC0415
 
-    from langgraph_runtime_pg import ops  # noqa: PLC0415
+    import langgraph_runtime_pg.ops as runtime_ops  # noqa: PLC0415
     from langgraph_runtime_pg.models import ThreadRow  # noqa: PLC0415
     from sqlalchemy import select  # noqa: PLC0415
 
-    if getattr(ops._idle_orphaned_busy_threads, "__hitl_compat__", False):  # noqa: SLF001
+    if getattr(runtime_ops._idle_orphaned_busy_threads, "__hitl_compat__", False):  # noqa: SLF001
         return True
 
     async def idle_orphaned_busy_threads(sessions: Any) -> bool:  # noqa: ANN401  (the engine's session factory)
@@ -237,7 +239,7 @@ def _sweep_idles_threads_unlocked() -> bool:
                 thread = await session.scalar(
                     locked.with_for_update().execution_options(populate_existing=True)
                 )
-                if thread is None or await ops._thread_has_inflight_work(session, thread_id):  # noqa: SLF001
+                if thread is None or await runtime_ops._thread_has_inflight_work(session, thread_id):  # noqa: SLF001
                     continue
                 thread.status = "idle"
                 thread.updated_at = datetime.now(UTC)
@@ -246,7 +248,7 @@ def _sweep_idles_threads_unlocked() -> bool:
         return idled
 
     idle_orphaned_busy_threads.__hitl_compat__ = True  # type: ignore[attr-defined]
-    ops._idle_orphaned_busy_threads = idle_orphaned_busy_threads  # noqa: SLF001
+    runtime_ops._idle_orphaned_busy_threads = idle_orphaned_busy_threads  # noqa: SLF001
     return True
 
 
