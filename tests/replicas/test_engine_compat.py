@@ -95,9 +95,9 @@ async def sweep_beside_a_run_that_pauses():
         async with engine.begin() as conn:
             await conn.run_sync(Base.metadata.create_all)
         sessions = async_sessionmaker(engine, expire_on_commit=False)
-        thread_id, run_id = uuid.uuid4(), uuid.uuid4()
-        async with sessions() as session:
-            session.add(ThreadRow(thread_id=thread_id, status="busy"))
+        thread_id, run_id, orphan = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+        async with sessions() as session:  # a thread its run is busy with, and one a dead worker left busy
+            session.add_all([ThreadRow(thread_id=tid, status="busy") for tid in (thread_id, orphan)])
             running = RunRow(run_id=run_id, thread_id=thread_id, assistant_id=uuid.uuid4(), status="running")
             session.add(running)
             await session.commit()
@@ -113,7 +113,7 @@ async def sweep_beside_a_run_that_pauses():
         held, inflight = [], ops._thread_has_inflight_work
 
         async def the_run_pauses_meanwhile(session, thread):  # between the sweep's read and its write
-            if not held:
+            if thread == thread_id and not held:
                 try:
                     await run_pauses()
                     held.append(False)
@@ -129,7 +129,8 @@ async def sweep_beside_a_run_that_pauses():
         if held == [True]:
             await run_pauses()
         async with sessions() as session:
-            return await session.scalar(select(ThreadRow.status).where(ThreadRow.thread_id == thread_id))
+            statuses = dict((await session.execute(select(ThreadRow.thread_id, ThreadRow.status))).all())
+        return {"paused": statuses[thread_id], "orphaned": statuses[orphan]}
     finally:
         await engine.dispose()
         async with admin.connect() as conn:
@@ -221,9 +222,12 @@ def test_connections_heal_and_runs_are_retried_once_patched(engine):
 
 def test_the_engine_sweep_still_idles_a_thread_its_run_just_paused(engine):
     """still needed: unpatched, a run pausing between the sweep's read and write leaves its thread idle."""
-    assert engine["unpatched"]["sweep_beside_a_run_that_pauses"] == "idle"
+    assert engine["unpatched"]["sweep_beside_a_run_that_pauses"] == {"paused": "idle", "orphaned": "idle"}
 
 
 def test_a_thread_paused_during_the_sweep_stays_interrupted_once_patched(engine):
-    """workaround: patched, the sweep locks the thread and reads it again; the pause stays on the thread."""
-    assert engine["patched"]["sweep_beside_a_run_that_pauses"] == "interrupted"
+    """workaround: patched, the sweep locks each thread and reads it again: the pause stays, orphans idle."""
+    assert engine["patched"]["sweep_beside_a_run_that_pauses"] == {
+        "paused": "interrupted",
+        "orphaned": "idle",
+    }
