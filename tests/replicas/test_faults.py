@@ -236,9 +236,10 @@ async def pause(replicas: ReplicaSet, approval: Approval) -> None:
 async def lost_pause_evidence(replicas: ReplicaSet, thread_id: str) -> str:
     """What the engine holds of a thread left idle on the model's call: its runs, next and checkpoints.
 
-    Seen twice in CI, never here (one of 12 or 26 first pauses, before any fault): told apart by this,
-    a gate that let the turn end (no task left) from a pause the engine did not record (a task with
-    its interrupt, the thread still idle).
+    Tells a gate that let the turn end (no task left) from a pause the thread record lost (a task
+    with its interrupt, the thread idle). It showed the second: the engine's queue sweep idled a
+    thread whose run paused between the sweep's read and its write, fixed in
+    `server.runtime.engine_compat` and replayed in `test_engine_compat.py`.
     """
     async with http(alive(replicas)[0], "supervisor1") as client:
         try:
