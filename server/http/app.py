@@ -36,7 +36,7 @@ from server.identity.tokens import check_configuration, token_of
 from server.identity.users import is_dev_token, is_loopback
 from server.insight import heap_probe
 from server.records import audit
-from server.runtime import engine_compat
+from server.runtime import engine_compat, tracing_inline
 from server.runtime.recovery import recover_after_crash
 from server.runtime.topology import check_topology
 
@@ -158,6 +158,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
 
 
 engine_compat.apply()
+tracing_inline.install()
 
 app = Starlette(
     routes=[*ROUTES, *CHANNEL_ROUTES, *ASSISTANT_ROUTES],
