@@ -207,7 +207,15 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
         }
         if catalog is None:
             return ApprovalGate(of, gates, gated_tools, **parts)
-        return RunStartGate(of, gates, gated_tools, run_policy_catalog=catalog, run_by=roles, **parts)
+        return RunStartGate(
+            of,
+            gates,
+            gated_tools,
+            run_policy_catalog=catalog,
+            run_by=roles,
+            retry=MalformedCallRetry(),
+            **parts,
+        )
 
     declared: list[tuple[Sequence[BaseTool], Policy]] = [(own_tools, policy)]
     specs: list[Any] = []
@@ -246,7 +254,7 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
             model or make_model(settings, scripts=(offline,) if offline else ()),
             [*own_tools, *(t for t in tools or () if isinstance(t, dict))],
             system_prompt=system_prompt,
-            middleware=[*middleware, top, MalformedCallRetry()],
+            middleware=[*middleware, top],  # the top gate runs its MalformedCallRetry in its own hook
             subagents=specs,
             skills=skills,
             memory=memory,

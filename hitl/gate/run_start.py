@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from langchain.agents.middleware.types import ModelRequest, ModelResponse
     from langchain_core.messages import AnyMessage
 
+    from hitl.model.malformed_calls import MalformedCallRetry
     from hitl.policy.overrides import PolicyCatalog
 
 
@@ -76,7 +77,9 @@ class RunStartGate(ApprovalGate):
     """The top agent's gate: it also checks who runs the agent and records the run's policy override.
 
     Both at a run's start, in the top agent's model call (`wrap_model_call`): no step of its own,
-    which would be one more node run at every start. Only the top agent has one.
+    which would be one more node run at every start. Only the top agent has one. It also runs the
+    top agent's `MalformedCallRetry` inside that hook: LangChain wraps each middleware's model-call
+    hook in a span of its own on every call, so one hook for both is one wrapper less per model call.
     """
 
     def __init__(
@@ -84,16 +87,19 @@ class RunStartGate(ApprovalGate):
         *args: Any,  # noqa: ANN401  (`ApprovalGate`'s)
         run_policy_catalog: PolicyCatalog,
         run_by: frozenset[str] | None = None,
+        retry: MalformedCallRetry | None = None,
         **kwargs: Any,  # noqa: ANN401  (`ApprovalGate`'s)
     ) -> None:
         """An `ApprovalGate` that also checks who runs the agent and the run's policy override.
 
         A run's `context["policy"]` is checked against `run_policy_catalog` and recorded in state
         when the run starts; callers whose roles are not in `run_by` (None: everyone) are refused.
+        `retry` runs inside this gate's model-call hook, between it and the model.
         """
         super().__init__(*args, **kwargs)
         self.run_policy_catalog = run_policy_catalog
         self.run_by = run_by
+        self.retry = retry
 
     @property
     def name(self) -> str:
@@ -112,7 +118,8 @@ class RunStartGate(ApprovalGate):
             OverrideError: the override does not fit this agent (the server refuses it earlier).
         """
         started = self._run_start(request)
-        return _with_update(handler(request), started)
+        response = self.retry.wrap_model_call(request, handler) if self.retry else handler(request)
+        return _with_update(response, started)
 
     async def awrap_model_call(
         self,
@@ -121,7 +128,8 @@ class RunStartGate(ApprovalGate):
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """`wrap_model_call` for async runs (the server's)."""
         started = self._run_start(request)
-        return _with_update(await handler(request), started)
+        response = await (self.retry.awrap_model_call(request, handler) if self.retry else handler(request))
+        return _with_update(response, started)
 
     def _run_start(self, request: ModelRequest[Any]) -> dict[str, Any] | None:
         """The run start's state update (`start`), or None when this model call starts no run."""
