@@ -11,6 +11,7 @@ the allowlisted public paths answer a caller without a known token.
 from __future__ import annotations
 
 import asyncio
+import logging
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from server.identity.tokens import check_configuration, token_of
 from server.identity.users import is_dev_token, is_loopback
 from server.insight import heap_probe
 from server.records import audit
-from server.runtime import engine_compat, tracing_inline
+from server.runtime import engine_compat, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
 from server.runtime.topology import check_topology
 
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+logger = logging.getLogger(__name__)
 PUBLIC_PATHS = frozenset({"/ok", "/info", "/app", "/app-config", "/.well-known/jwks.json"})
 """What answers GET without a token: the health check, the server's versions (as langgraph-api's /info),
 the web app's entry and its sign-in config, and the public keys of signed receipts."""
@@ -149,6 +151,8 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     audit.keep_graph_records()
     await recover_after_crash()
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
+    frozen = startup_heap.freeze()  # the graphs are loaded: langgraph-api's lifespan runs before this one
+    logger.info("startup heap: %d objects frozen out of full garbage collections", frozen)
     async with broadcast.shared(INDEX):
         watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
         try:

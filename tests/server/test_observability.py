@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
@@ -170,3 +171,10 @@ def test_hitl_stats_prints_the_same_summary(server):
     )
     assert denied.returncode == 1
     assert "403" in denied.stderr
+
+
+def test_the_server_freezes_its_startup_heap_once_the_graphs_are_loaded(server: DevServer) -> None:
+    """Full garbage collections walk what requests made, not the graphs and libraries (`startup_heap`)."""
+    said = re.findall(r"startup heap: (\d+) objects frozen", server.log.read_text())
+    assert len(said) == 1
+    assert int(said[0]) > 100_000  # LangChain, LangGraph, pydantic and the compiled graphs
