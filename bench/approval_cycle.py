@@ -107,11 +107,11 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
     limit = (
         "one core: the Deep Agents middleware stack runs 3 model calls per cycle (token counting, "
         "tool schemas, a thread pool per step); the SQLite refund write. Ours adds, profiled while "
-        "investigating: the gate's batched request (the reviewer's description reads the order), the "
-        "seals and the run start (who runs the agent, the run's policy override) inside the first model "
-        "call. Removed: the top gate's own step (about 1 ms, now in that model call) and pydantic's walk "
-        "of the answer contract on each pause (the answer model is an Any root checked by the contract, "
-        "its schema published by reference: about 1 ms)"
+        "investigating: the gate's batched request (the reviewer's description reads the order), 4 more "
+        "state channels in each checkpoint (clearances, receipts, allowances, the run's policy), the "
+        "seals and the run start inside the first model call. Removed: the top gate's own step (about "
+        "1 ms, now in that model call), pydantic's walk of the answer contract on each pause (about 1 ms) "
+        "and the malformed-call retry's own middleware hook (run inside the top gate's: about 1%)"
     )
     return Section(
         name="in_process",
