@@ -19,6 +19,8 @@ from bench.report import Row, Section
 from bench.served import OURS, STOCK, heap_probe_file, server_state_dirs
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from langgraph_sdk.client import LangGraphClient
     from rich.progress import Progress
 
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
 ROUNDS = 4
 """Batches per agent: `footprint_pending` is split into this many, taken in turns."""
 
+FLUSH_RETRIES = 5
+"""Heap readings taken at most, each after the runtime's flush in progress ended."""
+FLUSH_WAIT_LIMIT = 60.0
+"""Seconds waited for one flush of the runtime's snapshot to end."""
 NOT_FOLDERS = frozenset({"rss", "heap", "disk"})
 """The keys of a snapshot's growth that are not a state folder's bytes."""
 HEAP_LIMIT = (
@@ -56,9 +62,33 @@ def snapshot(server: DevServer) -> dict[str, int]:
 
 
 async def with_heap(server: DevServer) -> dict[str, int]:
-    """`snapshot` and the server's traced Python heap (`heap`)."""
-    heap = await heap_bytes(server.process.pid, heap_probe_file(server.log.parent))
+    """`snapshot` and the server's traced Python heap (`heap`), read while the runtime is not flushing.
+
+    The in-memory runtime pickles everything it holds to `.langgraph_api/` every 10 s, in a thread,
+    through a `.tmp` file; its pickler's memo is traced too (24 MB once, held over two readings while
+    tracing slowed the pickling). A reading taken while that file exists, or made before a flush that
+    began meanwhile ended, is taken again.
+    """
+    folder = server_state_dirs(server)[".langgraph_api"]
+    for _ in range(FLUSH_RETRIES):
+        await _not_flushing(folder)
+        heap = await heap_bytes(server.process.pid, heap_probe_file(server.log.parent))
+        if not _flushing(folder):
+            break
     return {**snapshot(server), "heap": heap}
+
+
+def _flushing(folder: Path) -> bool:
+    """Whether the runtime is writing its snapshot into `folder` now."""
+    return any(folder.glob("*.tmp"))
+
+
+async def _not_flushing(folder: Path) -> None:
+    """Wait (up to `FLUSH_WAIT_LIMIT` seconds) until the runtime's flush into `folder` is done."""
+    waited = 0.0
+    while _flushing(folder) and waited < FLUSH_WAIT_LIMIT:
+        await asyncio.sleep(0.1)
+        waited += 0.1
 
 
 async def measure(
@@ -134,8 +164,9 @@ async def measure(
             (
                 "Heap: `tracemalloc` inside the server (`server.insight.heap_probe`, asked by a signal), on "
                 "from just before the first batch to just after the last: the bytes still allocated after "
-                "a `gc.collect()`, read after each batch; tracing slows the server while on, so it is "
-                "off for every other section."
+                "a `gc.collect()`, read after each batch while the runtime is not writing its snapshot "
+                "(its pickler's memo is traced too); tracing slows the server while on, so it is off for "
+                "every other section."
             ),
             "RSS is VmRSS of the server process and its children (`/proc/<pid>/status`).",
             "Disk per folder (bytes per approval): "
