@@ -4,7 +4,7 @@ A started server holds a large, long-lived heap: LangChain, LangGraph, pydantic'
 compiled graphs and the API. CPython's full collection walks every tracked object, so each one
 (about 80 ms here, one every 20 approval cycles under load) costs in proportion to that heap, not
 to the garbage a request leaves. Frozen once startup is done, those objects stay where they are and
-a full pass walks only what was made since (about 20 ms). Unreachable cycles among frozen objects
+a full pass walks only what was made since (about 10 ms). Unreachable cycles among frozen objects
 are never freed, as `gc.freeze` documents; what startup made and later drops is reference-counted
 away as usual. Called by the server app's lifespan, after the graphs are loaded.
 """
