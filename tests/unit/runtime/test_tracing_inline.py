@@ -7,7 +7,10 @@ counts what is handed to a thread.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import langsmith
@@ -19,7 +22,13 @@ from server.runtime import tracing_inline
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+ROOT = Path(__file__).resolve().parents[3]
 HOOK_CALLS = 5
+INSTALLED_BY_THE_APP = """
+import server.http.app
+from langsmith._runtime_overrides import get_runtime_overrides
+print(getattr(get_runtime_overrides().aio_to_thread, "__name__", None))
+"""
 LOOPBACK = Client(api_url="http://127.0.0.1:9", api_key="not-a-key", info={}, auto_batch_tracing=False)
 """A client that could only reach loopback; local tracing sends nothing."""
 
@@ -90,11 +99,13 @@ def test_without_it_every_hook_call_hands_two_to_threads() -> None:
 
 
 def test_the_server_app_installs_it() -> None:
-    from langsmith._runtime_overrides import get_runtime_overrides  # noqa: PLC0415
-
-    import server.http.app  # noqa: F401, PLC0415  (importing the app installs it)
-
-    try:
-        assert get_runtime_overrides().aio_to_thread is tracing_inline.in_place_when_untraced
-    finally:
-        langsmith.set_runtime_overrides()
+    """In a fresh interpreter: this one may have imported the app (and reset LangSmith) already."""
+    probe = subprocess.run(
+        [sys.executable, "-c", INSTALLED_BY_THE_APP],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert probe.stdout.strip().splitlines()[-1] == "in_place_when_untraced"
