@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 
 from services.database import orders
 from services.errors import BusinessRuleError
@@ -36,6 +36,12 @@ def not_found(order_id: str, owner: str | None) -> BusinessRuleError:
     return BusinessRuleError(f"There is no order {order_id}{mine}.")
 
 
+BY_ID = select(orders).where(orders.c.order_id == bindparam("order_id"))
+BY_ID_AND_OWNER = BY_ID.where(orders.c.owner == bindparam("owner"))
+"""The two lookups, built once: a statement built per call cost twice the query it ran (SQLAlchemy's
+construction and cache key; this lookup runs on every refund's review text and `get_order`)."""
+
+
 class OrderBook:
     """Read access to orders, plus `add` for seeding."""
 
@@ -49,11 +55,13 @@ class OrderBook:
         Raises:
             BusinessRuleError: there is no such order, or it belongs to someone else.
         """
-        query = select(orders).where(orders.c.order_id == order_id)
-        if owner is not None:
-            query = query.where(orders.c.owner == owner)
+        query, values = (
+            (BY_ID, {"order_id": order_id})
+            if owner is None
+            else (BY_ID_AND_OWNER, {"order_id": order_id, "owner": owner})
+        )
         with self._engine.connect() as conn:
-            row = conn.execute(query).mappings().first()
+            row = conn.execute(query, values).mappings().first()
         if row is None:
             raise not_found(order_id, owner)
         return Order(**row)  # type: ignore[typeddict-item]
