@@ -1,15 +1,17 @@
 """The reference agent: a stock `create_deep_agent(..., interrupt_on=...)` with our model and tools.
 
-Same scripted model, same support tools, same system prompt and the same decisions per tool as
-`agents.support`, but LangChain's own `HumanInTheLoopMiddleware`: no `ApprovalGate`, no roles,
-no answer validation, no subagent policy. The benchmarks serve it beside `support` as `stock`.
+Same scripted model, same support tools, same system prompt, the same `refund_specialist`
+subagent and the same decisions per tool as `agents.support`, but LangChain's own
+`HumanInTheLoopMiddleware` (Deep Agents' `interrupt_on`, the subagent's too): no `ApprovalGate`,
+no roles, no answer validation, no receipts. So the two differ in their approval layer only.
+The benchmarks serve it beside `support` as `stock`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from deepagents import create_deep_agent
+from deepagents import SubAgent, create_deep_agent
 
 from agents.offline import SUPPORT
 from agents.settings import DemoSettings, demo_settings
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from langchain.agents.middleware import InterruptOnConfig
     from langchain.agents.middleware.types import ToolCallRequest
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
     from langgraph.graph.state import CompiledStateGraph
     from langgraph.types import Checkpointer
 
@@ -31,6 +34,11 @@ SYSTEM_PROMPT = (
 )
 """The words of `agents.support.SYSTEM_PROMPT`, kept here so that importing the reference does not
 import ours (the import-time benchmark compares the two); the smoke test checks they agree."""
+REFUND_SPECIALIST = "refund_specialist"
+REFUND_SPECIALIST_DESCRIPTION = "Handles refunds carefully; every refund it issues is reviewed by a person."
+REFUND_SPECIALIST_PROMPT = "You issue refunds. Check the order and the policy first, then refund."
+REFUND_TOOLS = ("get_order", "get_refund_policy", "issue_refund")
+"""`subagents.refund_specialist`'s name, words and tools, copied like the system prompt."""
 
 
 def stock_interrupt_on(settings: DemoSettings) -> dict[str, bool | InterruptOnConfig]:
@@ -45,6 +53,17 @@ def stock_interrupt_on(settings: DemoSettings) -> dict[str, bool | InterruptOnCo
         "send_email": {"allowed_decisions": ["approve", "reject"]},
         "ask_user": {"allowed_decisions": ["respond"]},
     }
+
+
+def stock_refund_specialist(tools: list[BaseTool]) -> SubAgent:
+    """`subagents.refund_specialist` in stock terms: the same words and tools, every refund paused."""
+    return SubAgent(
+        name=REFUND_SPECIALIST,
+        description=REFUND_SPECIALIST_DESCRIPTION,
+        system_prompt=REFUND_SPECIALIST_PROMPT,
+        tools=[t for t in tools if t.name in REFUND_TOOLS],
+        interrupt_on={"issue_refund": {"allowed_decisions": ["approve", "edit", "reject"]}},
+    )
 
 
 def make_graph(
@@ -62,6 +81,7 @@ def make_graph(
         tools,
         system_prompt=SYSTEM_PROMPT,
         interrupt_on=stock_interrupt_on(settings),
+        subagents=[stock_refund_specialist(tools)],
         checkpointer=checkpointer,
         name=NAME,
     )
