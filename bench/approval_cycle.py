@@ -150,8 +150,8 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
                 "which agent goes first; `gc.collect()` before each, outside the timing."
             ),
             (
-                "Ours also carries the `refund_specialist` subagent and its gate; the stock agent has only "
-                "the default general-purpose subagent."
+                "Both carry the `refund_specialist` subagent (the stock agent in Deep Agents' own terms, "
+                "`bench.stock_agent`): they differ in their approval layer only."
             ),
         ],
     )

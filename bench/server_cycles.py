@@ -2,7 +2,7 @@
 
 At each concurrency, that many clients run cycles back to back: create a thread, run it to
 the interrupt (`runs.wait`), resume it with an approval (`runs.wait`), check the refund. Ours
-and the stock agent take turns in rounds (ours, stock, stock, ours) on the same server.
+and the stock agent take turns in blocks of rounds (ours, stock, stock, ours) on the same server.
 """
 
 from __future__ import annotations
@@ -118,6 +118,12 @@ async def measure(
                 "business database."
             ),
             (
+                f"At each concurrency, {sizes.server_blocks} blocks of rounds (ours, stock, stock, ours), "
+                f"at least {sizes.server_cycles_min} cycles per agent (or {sizes.server_cycles_per_client} "
+                "per client); each round's own throughput is in results.json (`rounds_cycles_per_s`), "
+                "to show how far one round strays."
+            ),
+            (
                 "Resume path parts: the server's own timings of each part of accepting a decision "
                 "(`hitl_gate_seconds`, `GET /hitl/metrics`), read before and after the rounds at the "
                 "lowest concurrency (both agents' decisions pass the same pipeline); the reference "
@@ -131,21 +137,27 @@ async def measure(
         cycles = sizes.server_cycles(concurrency)
         latencies: dict[str, list[float]] = {OURS: [], STOCK: []}
         walls = dict.fromkeys(latencies, 0.0)
+        rounds: dict[str, list[float]] = {OURS: [], STOCK: []}
         task = progress.add_task(f"server cycles at concurrency {concurrency}", total=2 * cycles)
-        for agent in (OURS, STOCK, STOCK, OURS):
+        for agent in (OURS, STOCK, STOCK, OURS) * sizes.server_blocks:
             samples, wall = await round_of_cycles(
                 client,
                 agent,
                 services,
-                cycles=cycles // 2,
+                cycles=cycles // (2 * sizes.server_blocks),
                 concurrency=concurrency,
                 progress=progress,
                 task=task,
             )
             latencies[agent] += samples
             walls[agent] += wall
+            rounds[agent].append(round(len(samples) / wall, 2))
         summary: dict[str, Any] = {
-            agent: {**Latency.of(samples).as_dict(), "cycles_per_s": len(samples) / walls[agent]}
+            agent: {
+                **Latency.of(samples).as_dict(),
+                "cycles_per_s": len(samples) / walls[agent],
+                "rounds_cycles_per_s": rounds[agent],
+            }
             for agent, samples in latencies.items()
         }
         section.details[f"concurrency_{concurrency}"] = summary

@@ -32,15 +32,27 @@ class BenchSizes(BaseSettings):
         default=[1, 10, 50], description="Concurrent clients for the approval cycle through the server."
     )
     server_cycles_min: int = Field(
-        default=10, ge=1, description="Server cycles per agent at each concurrency, at least."
+        default=200,
+        ge=1,
+        description=(
+            "Server cycles per agent at each concurrency, at least: below 10 clients a round of a few "
+            "seconds would weigh one of the runtime's 10-second snapshot writes by where it fell."
+        ),
     )
     server_cycles_per_client: int = Field(
         default=8,
         ge=1,
         description=(
-            "Server cycles per agent and concurrent client (if more than the minimum); each agent runs "
-            "two rounds, so a client does half of these back to back in each (ramp-up and the last "
-            "stragglers weigh less in longer rounds)."
+            "Server cycles per agent and concurrent client (if more than the minimum), spread over the "
+            "agent's rounds (ramp-up and the last stragglers weigh less in longer rounds)."
+        ),
+    )
+    server_blocks: int = Field(
+        default=2,
+        ge=1,
+        description=(
+            "Blocks of rounds at each concurrency, each (ours, stock, stock, ours): a cost that drifts "
+            "through the run (the runtime's stores grow) falls on both agents alike."
         ),
     )
     footprint_pending: int = Field(
@@ -88,6 +100,7 @@ class BenchSizes(BaseSettings):
     out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
 
     def server_cycles(self, concurrency: int) -> int:
-        """Cycles per agent at `concurrency` (an even number: two interleaved rounds)."""
+        """Cycles per agent at `concurrency`: a whole number per round (2 rounds per block)."""
+        rounds = 2 * self.server_blocks
         wanted = max(self.server_cycles_min, self.server_cycles_per_client * concurrency)
-        return wanted + wanted % 2
+        return -(-wanted // rounds) * rounds

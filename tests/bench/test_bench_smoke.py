@@ -21,6 +21,7 @@ TINY = {
     "concurrency": "[1]",
     "server-cycles-min": "2",
     "server-cycles-per-client": "1",
+    "server-blocks": "1",
     "footprint-pending": "2",
     "inbox-sizes": "[5]",
     "inbox-repeats": "1",
