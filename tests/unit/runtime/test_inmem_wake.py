@@ -8,11 +8,9 @@ langgraph-runtime-inmem upgrade changes what it patches, the first test fails he
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.fresh_interpreter import last_line
+
 ENGINE = {
     **os.environ,
     "DATABASE_URI": ":memory:",
@@ -23,23 +21,9 @@ ENGINE = {
 """What `langgraph dev` sets before it loads the embedded runtime."""
 
 
-def run(script: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=ENGINE,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout.strip().splitlines()[-1]
-
-
 def test_the_embedded_scheduler_still_polls_as_the_workaround_expects():
     """Runs.next takes `now` before one `asyncio.sleep(0.5)`, Runs.put is an async staticmethod."""
-    said = run(
+    said = last_line(
         "import inspect\n"
         "from langgraph_runtime_inmem import ops\n"
         "source = inspect.getsource(ops.Runs.next)\n"
@@ -50,14 +34,15 @@ def test_the_embedded_scheduler_still_polls_as_the_workaround_expects():
         "assert isinstance(inspect.getattr_static(ops.Runs, 'put'), staticmethod), 'put is static'\n"
         "assert inspect.iscoroutinefunction(ops.Runs.put), 'put is async'\n"
         "assert ops.asyncio.__name__ == 'asyncio'\n"
-        "print('as expected')\n"
+        "print('as expected')\n",
+        ENGINE,
     )
     assert said == "as expected"
 
 
 def test_a_put_wakes_the_poll_and_lets_the_next_look_at_once():
     """patched: a sleeping poll returns when a run is put; the poll after it does not pause."""
-    said = run(
+    said = last_line(
         "import asyncio\n"
         "import langgraph_runtime  # the server picks its runtime first\n"
         "from langgraph_runtime_inmem import ops\n"
@@ -79,6 +64,7 @@ def test_a_put_wakes_the_poll_and_lets_the_next_look_at_once():
         "    await asyncio.sleep(0)\n"
         "    assert again.done(), 'the next poll looks at once'\n"
         "    print('woken')\n"
-        "asyncio.run(main())\n"
+        "asyncio.run(main())\n",
+        ENGINE,
     )
     assert said == "woken"

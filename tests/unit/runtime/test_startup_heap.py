@@ -6,11 +6,9 @@ Run in a fresh interpreter that loads the graphs as the server does, so this pro
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.fresh_interpreter import last_line
+
 PROBE = """
 import gc, json
 import agents.support, agents.travel, agents.ops
@@ -31,10 +29,7 @@ print(json.dumps({"tracked": tracked, "frozen": frozen, "left": left, "collected
 
 
 def test_freeze_keeps_the_loaded_graphs_out_of_full_collections() -> None:
-    probe = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
-    )
-    found = json.loads(probe.stdout.strip().splitlines()[-1])
+    found = json.loads(last_line(PROBE))
     assert found["frozen"] >= 0.9 * found["tracked"]  # what startup made (minus its garbage)
     assert found["left"] < 1000  # a full collection now walks only what came after
     assert found["collected"] >= 2000  # cycles made after the freeze are still freed

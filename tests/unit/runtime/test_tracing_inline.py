@@ -7,10 +7,7 @@ counts what is handed to a thread.
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import langsmith
@@ -18,11 +15,11 @@ import pytest
 from langsmith import Client, traceable, tracing_context
 
 from server.runtime import tracing_inline
+from tests.fresh_interpreter import last_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-ROOT = Path(__file__).resolve().parents[3]
 HOOK_CALLS = 5
 INSTALLED_BY_THE_APP = """
 import server.http.app
@@ -100,12 +97,4 @@ def test_without_it_every_hook_call_hands_two_to_threads() -> None:
 
 def test_the_server_app_installs_it() -> None:
     """In a fresh interpreter: this one may have imported the app (and reset LangSmith) already."""
-    probe = subprocess.run(
-        [sys.executable, "-c", INSTALLED_BY_THE_APP],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    assert probe.stdout.strip().splitlines()[-1] == "in_place_when_untraced"
+    assert last_line(INSTALLED_BY_THE_APP) == "in_place_when_untraced"
