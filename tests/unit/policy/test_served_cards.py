@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import hitl
 from hitl.policy.served import card_of, load_graphs, run_by_roles
+from tests.fresh_interpreter import last_line
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -55,14 +54,5 @@ def test_the_engine_still_keeps_its_graphs_where_the_server_reads_them():
         "print('ok')\n"
     )
     env = {**os.environ, "DATABASE_URI": ":memory:", "REDIS_URI": "fake", "MIGRATIONS_PATH": "__inmem"}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.stdout.strip() == "ok", done.stderr[-2000:]
+    assert last_line(script, env) == "ok"
     assert card_of(object()) is None
