@@ -5,11 +5,20 @@ tool call, the agent and tool, SHA-256 digests of the requested and final args, 
 who decided (and every approver of a quorum), when, the policy's revision and the audit
 chain's head before it. `check` says what is wrong with a receipt: a bad signature, an unknown
 key, or any field that differs from what was signed. Signing is the server's (`sign`).
+
+A token this process signed or already verified is remembered with the key that signs it
+(`VERIFIED_KEPT` of them): checking it again gives the same claims while that key is still in the
+key set asked about, without the signature's cost. A cache of a pure function, not a record: a
+replica that never saw a token verifies it in full.
 """
 
 from __future__ import annotations
 
+import base64
 import calendar
+import json
+import threading
+from collections import OrderedDict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +43,11 @@ FIELD_OF = {
     "iat": "decided_at",
 }
 """The receipt field behind each claim that carries it in another form."""
+VERIFIED_KEPT = 1024
+"""Tokens remembered as verified (with their key and claims), the most recently used kept."""
+
+_verified: OrderedDict[str, tuple[dict[str, Any], str]] = OrderedDict()
+_verified_lock = threading.Lock()
 
 
 def args_digest(args: object) -> str | None:
@@ -71,7 +85,30 @@ def sign(receipt: Mapping[str, Any], thread_id: str, keys: Keyring, **bound: str
         algorithm=ALGORITHM,
         headers={"kid": keys.kid, "typ": TOKEN_TYPE},
     )
+    own = [k for k in keys.jwks.get("keys") or [] if isinstance(k, dict) and k.get("kid") == keys.kid]
+    if own:  # signed by this process: its claims are the payload as written
+        payload = token.split(".")[1]
+        _remember(token, own[0], base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode())
     return {**receipt, SIGNED_FIELD: token}
+
+
+def _remember(token: str, jwk: dict[str, Any], payload: str) -> None:
+    with _verified_lock:
+        _verified[token] = (jwk, payload)
+        _verified.move_to_end(token)
+        while len(_verified) > VERIFIED_KEPT:
+            _verified.popitem(last=False)
+
+
+def _recalled(token: str, jwks: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The claims of a token verified before by a key `jwks` still lists; None when not known so."""
+    with _verified_lock:
+        held = _verified.get(token)
+        if held is not None:
+            _verified.move_to_end(token)
+    if held is None or held[0] not in (jwks.get("keys") or []):
+        return None
+    return dict(json.loads(held[1]))
 
 
 class ReceiptInvalidError(Exception):
@@ -86,6 +123,8 @@ def signed_claims(token: object, jwks: Mapping[str, Any]) -> dict[str, Any]:
     """
     if not isinstance(token, str) or not token:
         raise ReceiptInvalidError("it is not signed")
+    if (known := _recalled(token, jwks)) is not None:
+        return known
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError as error:
@@ -98,12 +137,14 @@ def signed_claims(token: object, jwks: Mapping[str, Any]) -> dict[str, Any]:
         raise ReceiptInvalidError(msg)
     try:
         key = jwt.PyJWK(listed[0]).key
-        return dict(
+        claims = dict(
             jwt.decode(token, key, algorithms=[ALGORITHM], options={"verify_exp": False, "verify_iat": False})
         )
     except jwt.PyJWTError as error:
         msg = f"its signature does not verify ({error})"
         raise ReceiptInvalidError(msg) from None
+    _remember(token, listed[0], json.dumps(claims))
+    return claims
 
 
 def check(receipt: Mapping[str, Any], jwks: Mapping[str, Any], thread_id: str | None = None) -> list[str]:

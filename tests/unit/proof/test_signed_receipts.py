@@ -9,11 +9,12 @@ import subprocess
 import sys
 from unittest.mock import patch
 
+import jwt
 import pytest
 
-from hitl.proof import audit_chain
-from hitl.proof.receipt_keys import load, rotate
-from hitl.proof.signed_receipts import check, sign
+from hitl.proof import audit_chain, signed_receipts
+from hitl.proof.receipt_keys import Keyring, load, rotate
+from hitl.proof.signed_receipts import ReceiptInvalidError, check, sign, signed_claims
 from hitl.proof.verification import Evidence, verify
 from hitl.settings import Settings
 from server.runtime.topology import SharedTopologyError, check_topology
@@ -276,3 +277,46 @@ def test_servers_starting_together_make_one_key_and_all_read_it_whole(tmp_path, 
     assert len({out.strip() for out, _ in outcomes}) == 1
     assert (data / made).stat().st_mode & 0o777 == 0o600
     assert not list(data.rglob("*.tmp"))
+
+
+def test_a_token_is_verified_once_and_recalled_only_while_its_key_is_listed(settings, tmp_path, monkeypatch):
+    """hot path: a token checked again costs no signature check; a key dropped from the set refuses it.
+
+    A keyring whose own key set does not list it signs without remembering, as a token from another
+    replica arrives: the first check verifies it in full, later ones recall the same claims.
+    """
+    ring = load(settings)
+    unlisted = Keyring(ring.signing_key, ring.kid, {"keys": []})
+    token = sign(RECEIPT, THREAD, unlisted, policy_revision="rev-1", audit_head="")["signed"]
+    with patch("jwt.decode", wraps=jwt.decode) as decode:
+        first = signed_claims(token, ring.jwks)
+        first["decision"] = "approve"  # the caller's copy: the next check is not changed by it
+        again = signed_claims(token, ring.jwks)
+        assert decode.call_count == 1
+    assert again["decision"] == "edit"
+    assert again["tool_call_id"] == "call-1"
+    other = load(Settings(data_dir=tmp_path / "other", _env_file=None)).jwks
+    with pytest.raises(ReceiptInvalidError, match="does not list"):
+        signed_claims(token, other)
+    monkeypatch.setattr(signed_receipts, "VERIFIED_KEPT", 2)
+    for index in range(2):  # two newer tokens push the first out
+        signed_claims(
+            sign({**RECEIPT, "tool_call_id": f"c{index}"}, THREAD, ring, policy_revision="r", audit_head="")[
+                "signed"
+            ],
+            ring.jwks,
+        )
+    with patch("jwt.decode", wraps=jwt.decode) as decode:
+        assert signed_claims(token, ring.jwks)["tool_call_id"] == "call-1"
+        assert decode.call_count == 1
+
+
+def test_a_token_this_process_signed_is_recalled_with_the_claims_a_full_check_gives(settings):
+    """sign remembers its own token: the recalled claims equal what verifying the JWS yields."""
+    ring = load(settings)
+    token = signed(settings)["signed"]
+    key = jwt.PyJWK(next(k for k in ring.jwks["keys"] if k["kid"] == ring.kid)).key
+    full = jwt.decode(token, key, algorithms=["EdDSA"], options={"verify_exp": False, "verify_iat": False})
+    with patch("jwt.decode", wraps=jwt.decode) as decode:
+        assert signed_claims(token, ring.jwks) == full
+        assert decode.call_count == 0
