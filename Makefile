@@ -109,7 +109,7 @@ lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 	$(BIN)/python -m hitl.contracts.publish
 
-bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (~40 min; BENCH_*= to resize)
+bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (17-31 min on 2 cores; BENCH_*= to resize)
 	$(BIN)/python -m bench
 
 clean: ## Remove the virtualenv, data, server state and the web build
