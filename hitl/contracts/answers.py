@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from deepagents.middleware.filesystem import FilesystemMiddleware
 from pydantic import TypeAdapter, create_model
@@ -24,6 +23,7 @@ from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
 from hitl.contracts.published_schema import PublishedSchema, answered_as_sent
 from hitl.policy.gates import DECISION_TYPES
+from hitl.recently_used import RecentlyUsed
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -36,14 +36,12 @@ SHAPES_KEPT = 4096
 """Decision and response types (and their JSON Schemas) remembered, most recently used first."""
 
 _tools: dict[str, dict[str, BaseTool]] = {}
-_decision_types: OrderedDict[tuple[object, ...], tuple[BaseTool | None, type]] = OrderedDict()
-_batched_types: OrderedDict[tuple[type, ...], type] = OrderedDict()
-_per_call_answers: OrderedDict[type, type] = OrderedDict()
-_schemas: OrderedDict[int, tuple[type, str]] = OrderedDict()
+_decision_types: RecentlyUsed[tuple[object, ...], tuple[BaseTool | None, type]] = RecentlyUsed(SHAPES_KEPT)
+_batched_types: RecentlyUsed[tuple[type, ...], type] = RecentlyUsed(SHAPES_KEPT)
+_per_call_answers: RecentlyUsed[type, type] = RecentlyUsed(SHAPES_KEPT)
+_schemas: RecentlyUsed[int, tuple[type, str]] = RecentlyUsed(SHAPES_KEPT)
 _lock = threading.Lock()
-
-K = TypeVar("K")
-V = TypeVar("V")
+"""Guards `_tools`."""
 
 
 def register(agent: str, tools: Iterable[BaseTool]) -> None:
@@ -76,8 +74,7 @@ def decision_type(
     Edit args follow `tool`'s schema exactly. Built once per shape and reused.
     """
     key = (name, tuple(allowed_decisions), may_allow, id(tool))
-    with _lock:
-        found = _recall(_decision_types, key)
+    found = _decision_types.get(key)
     if found is not None and found[0] is tool:  # the same tool, not another at a reused address
         return found[1]
     allowed = list(allowed_decisions)
@@ -86,8 +83,7 @@ def decision_type(
         if may_allow
         else decision_schema(allowed, name, tool)
     )
-    with _lock:
-        _keep(_decision_types, key, (tool, built))
+    _decision_types.put(key, (tool, built))
     return built
 
 
@@ -98,28 +94,24 @@ def batched_type(per_call_types: Sequence[type]) -> type:
     either is the costliest part of a pause.
     """
     key = tuple(per_call_types)
-    with _lock:
-        found = _recall(_batched_types, key)
+    found = _batched_types.get(key)
     if found is not None:
         return found
     built = answered_as_sent(
         "BatchedResponse",
         create_model("BatchedResponse", decisions=(tuple[key], ...)),  # type: ignore[valid-type]
     )
-    with _lock:
-        _keep(_batched_types, key, built)
+    _batched_types.put(key, built)
     return built
 
 
 def per_call_answer(decision: type) -> type:
     """A per-call approval's answer: one decision of `decision`'s type, as a response model of its own."""
-    with _lock:
-        found = _recall(_per_call_answers, decision)
+    found = _per_call_answers.get(decision)
     if found is not None:
         return found
     built = answered_as_sent("DecisionAnswer", decision)
-    with _lock:
-        _keep(_per_call_answers, decision, built)
+    _per_call_answers.put(decision, built)
     return built
 
 
@@ -160,13 +152,11 @@ def response_schema(value: object) -> dict[str, Any] | None:
     found = response_type(value)
     if found is None:
         return None
-    with _lock:
-        cached = _recall(_schemas, id(found))
+    cached = _schemas.get(id(found))
     if cached is None or cached[0] is not found:
         published = found.published_json if issubclass(found, PublishedSchema) else None
         cached = (found, published or json.dumps(TypeAdapter(found).json_schema()))
-        with _lock:
-            _keep(_schemas, id(found), cached)
+        _schemas.put(id(found), cached)
     return cast("dict[str, Any]", json.loads(cached[1]))
 
 
@@ -213,18 +203,3 @@ def _per_call(value: Mapping[str, Any]) -> type | None:
     return decision_type(
         name, cast("list[DecisionType]", allowed), may_allow=may_allow, tool=tool_of(agent, name)
     )
-
-
-def _recall(cache: OrderedDict[K, V], key: K) -> V | None:
-    """`cache[key]`, marked as just used; None when absent. Call under `_lock`."""
-    found = cache.get(key)
-    if found is not None:
-        cache.move_to_end(key)
-    return found
-
-
-def _keep(cache: OrderedDict[K, V], key: K, value: V) -> None:
-    """Remember `value`, forgetting the least recently used beyond `SHAPES_KEPT`. Call under `_lock`."""
-    cache[key] = value
-    while len(cache) > SHAPES_KEPT:
-        cache.popitem(last=False)

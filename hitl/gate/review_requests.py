@@ -8,7 +8,6 @@ gate's flows (`batched`, `per_call`) send these values and judge the answers (`d
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from hitl.contracts import answers
@@ -21,6 +20,7 @@ from hitl.contracts.interrupts import (
 from hitl.gate.caller import requested_by
 from hitl.policy import quorum
 from hitl.policy.deadlines import earliest
+from hitl.recently_used import RecentlyUsed
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -43,7 +43,7 @@ class ReviewRequests:
         self.agent = agent
         self.description_prefix = description_prefix
         self.default_deadline = default_deadline
-        self._descriptions: OrderedDict[str, str] = OrderedDict()
+        self._descriptions: RecentlyUsed[str, str] = RecentlyUsed(DESCRIPTIONS_KEPT)
 
     def batched(
         self, gated: Sequence[tuple[int, ToolCall]], policy: Mapping[str, ToolGate]
@@ -101,9 +101,7 @@ class ReviewRequests:
         if (text := self._descriptions.get(key)) is None:
             text = gate.describe(call["name"], call["args"], self.description_prefix)
             if key:
-                self._descriptions[key] = text
-                while len(self._descriptions) > DESCRIPTIONS_KEPT:
-                    self._descriptions.popitem(last=False)
+                self._descriptions.put(key, text)
         return text
 
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 import base64
 import calendar
 import json
-import threading
-from collections import OrderedDict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +24,7 @@ import jwt
 
 from hitl.policy.quorum import digest
 from hitl.proof.receipt_keys import ALGORITHM
+from hitl.recently_used import RecentlyUsed
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -46,8 +45,8 @@ FIELD_OF = {
 VERIFIED_KEPT = 1024
 """Tokens remembered as verified (with their key and claims), the most recently used kept."""
 
-_verified: OrderedDict[str, tuple[dict[str, Any], str]] = OrderedDict()
-_verified_lock = threading.Lock()
+_verified: RecentlyUsed[str, tuple[dict[str, Any], str]] = RecentlyUsed(VERIFIED_KEPT)
+"""Token to the JWK that verified it and its claims as JSON."""
 
 
 def args_digest(args: object) -> str | None:
@@ -88,24 +87,13 @@ def sign(receipt: Mapping[str, Any], thread_id: str, keys: Keyring, **bound: str
     own = [k for k in keys.jwks.get("keys") or [] if isinstance(k, dict) and k.get("kid") == keys.kid]
     if own:  # signed by this process: its claims are the payload as written
         payload = token.split(".")[1]
-        _remember(token, own[0], base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode())
+        _verified.put(token, (own[0], base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()))
     return {**receipt, SIGNED_FIELD: token}
-
-
-def _remember(token: str, jwk: dict[str, Any], payload: str) -> None:
-    with _verified_lock:
-        _verified[token] = (jwk, payload)
-        _verified.move_to_end(token)
-        while len(_verified) > VERIFIED_KEPT:
-            _verified.popitem(last=False)
 
 
 def _recalled(token: str, jwks: Mapping[str, Any]) -> dict[str, Any] | None:
     """The claims of a token verified before by a key `jwks` still lists; None when not known so."""
-    with _verified_lock:
-        held = _verified.get(token)
-        if held is not None:
-            _verified.move_to_end(token)
+    held = _verified.get(token)
     if held is None or held[0] not in (jwks.get("keys") or []):
         return None
     return dict(json.loads(held[1]))
@@ -143,7 +131,7 @@ def signed_claims(token: object, jwks: Mapping[str, Any]) -> dict[str, Any]:
     except jwt.PyJWTError as error:
         msg = f"its signature does not verify ({error})"
         raise ReceiptInvalidError(msg) from None
-    _remember(token, listed[0], json.dumps(claims))
+    _verified.put(token, (listed[0], json.dumps(claims)))
     return claims
 
 

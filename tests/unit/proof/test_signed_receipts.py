@@ -16,6 +16,7 @@ from hitl.proof import audit_chain, signed_receipts
 from hitl.proof.receipt_keys import Keyring, load, rotate
 from hitl.proof.signed_receipts import ReceiptInvalidError, check, sign, signed_claims
 from hitl.proof.verification import Evidence, verify
+from hitl.recently_used import RecentlyUsed
 from hitl.settings import Settings
 from server.runtime.topology import SharedTopologyError, check_topology
 
@@ -298,14 +299,10 @@ def test_a_token_is_verified_once_and_recalled_only_while_its_key_is_listed(sett
     other = load(Settings(data_dir=tmp_path / "other", _env_file=None)).jwks
     with pytest.raises(ReceiptInvalidError, match="does not list"):
         signed_claims(token, other)
-    monkeypatch.setattr(signed_receipts, "VERIFIED_KEPT", 2)
-    for index in range(2):  # two newer tokens push the first out
-        signed_claims(
-            sign({**RECEIPT, "tool_call_id": f"c{index}"}, THREAD, ring, policy_revision="r", audit_head="")[
-                "signed"
-            ],
-            ring.jwks,
-        )
+    monkeypatch.setattr(signed_receipts, "_verified", RecentlyUsed(2))
+    signed_claims(token, ring.jwks)  # verified in full, and remembered in a cache of two
+    for index in range(2):  # two tokens signed after it push it out
+        sign({**RECEIPT, "tool_call_id": f"c{index}"}, THREAD, ring, policy_revision="r", audit_head="")
     with patch("jwt.decode", wraps=jwt.decode) as decode:
         assert signed_claims(token, ring.jwks)["tool_call_id"] == "call-1"
         assert decode.call_count == 1
