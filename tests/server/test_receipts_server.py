@@ -180,6 +180,53 @@ async def test_nobody_can_plant_receipts_in_a_run(server, client_as, server_orde
     assert server_services.payments.refunds_for(order_id) == []
 
 
+@pytest.mark.parametrize("user", ["requester1", "reviewer1", "supervisor1", None])
+async def test_a_genuine_receipt_the_server_recalls_runs_no_other_call(
+    server, client_as, server_order, server_services, user
+):
+    """attack: the server signed A's receipt (so it recalls the token): planted for B's call it is refused.
+
+    As config, context or a sealed receipt in `command.update`, by every role and anonymously, and A's
+    approval resent from A's paused checkpoint; then B's own approval runs B once, A stays refunded once
+    and B's receipt binds B's call, not A's.
+    """
+    supervisor = client_as("supervisor1")
+    order_a, order_b = server_order(450), server_order(450)
+    thread_a, _ = await start(client_as("requester1"), phrases.refund_in_full(order_a))
+    await supervisor.runs.wait(thread_a, "support", command=decisions(APPROVE))
+    (genuine,) = (await supervisor.threads.get_state(thread_a))["values"]["approval_receipts"]
+    thread_b, thread = await start(client_as("requester1"), phrases.refund_in_full(order_b))
+    (pending,) = [i for batch in thread["interrupts"].values() for i in batch]
+    call_b = pending["value"]["action_requests"][0]["tool_call_id"]
+    planted = {call_b: genuine["signed"]}
+    history = await supervisor.threads.get_history(thread_a, limit=50)
+    paused_at = next(h["checkpoint"]["checkpoint_id"] for h in history if h["interrupts"])
+    headers = {"Authorization": f"Bearer {TOKENS[user]}"} if user else {}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=60, verify=tls()) as http:
+        for extra in (
+            {"config": {"configurable": {RECEIPTS_KEY: planted}}},
+            {"context": {RECEIPTS_KEY: planted}},
+            {
+                "command": {
+                    **decisions(APPROVE),
+                    "update": {"approval_receipts": [{**genuine, "tool_call_id": call_b}]},
+                }
+            },
+        ):
+            body = {"assistant_id": "support", "command": decisions(APPROVE), **extra}
+            answer = await http.post(f"/threads/{thread_b}/runs/wait", json=body)
+            assert answer.status_code in ({401} if user is None else {403, 422}), answer.text
+        fork = {"assistant_id": "support", "command": decisions(APPROVE), "checkpoint_id": paused_at}
+        answer = await http.post(f"/threads/{thread_a}/runs/wait", json=fork)  # A's decision, again
+        assert answer.status_code in ({401} if user is None else {403, 409, 422}), answer.text
+    assert server_services.payments.refunds_for(order_b) == []
+    await supervisor.runs.wait(thread_b, "support", command=decisions(APPROVE))
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_b)] == [450.0]
+    assert [r["amount"] for r in server_services.payments.refunds_for(order_a)] == [450.0]
+    receipts_b = (await supervisor.threads.get_state(thread_b))["values"]["approval_receipts"]
+    assert [signed_claims(r["signed"], await jwks_of(server))["thread_id"] for r in receipts_b] == [thread_b]
+
+
 async def test_a_batch_of_two_decisions_chains_two_signed_records(
     server, requester, supervisor, server_order, server_services
 ):
