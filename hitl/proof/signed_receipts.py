@@ -14,13 +14,13 @@ replica that never saw a token verifies it in full.
 
 from __future__ import annotations
 
-import base64
 import calendar
 import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import jwt
+from jwt.utils import base64url_decode
 
 from hitl.policy.quorum import digest
 from hitl.proof.receipt_keys import ALGORITHM
@@ -84,10 +84,11 @@ def sign(receipt: Mapping[str, Any], thread_id: str, keys: Keyring, **bound: str
         algorithm=ALGORITHM,
         headers={"kid": keys.kid, "typ": TOKEN_TYPE},
     )
-    own = [k for k in keys.jwks.get("keys") or [] if isinstance(k, dict) and k.get("kid") == keys.kid]
-    if own:  # signed by this process: its claims are the payload as written
-        payload = token.split(".")[1]
-        _verified.put(token, (own[0], base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()))
+    own = next(
+        (k for k in keys.jwks.get("keys") or [] if isinstance(k, dict) and k.get("kid") == keys.kid), None
+    )
+    if own is not None:  # signed by this process: its claims are the payload as written
+        _verified.put(token, (own, base64url_decode(token.split(".")[1]).decode()))
     return {**receipt, SIGNED_FIELD: token}
 
 
