@@ -10,7 +10,7 @@ or answers it as the `system` actor through `server.decisions.pipeline.decide`, 
 claimed and audited path a person's answer takes. A deadline that passed while the server
 was down is handled on the first pass after start. Escalations and the graph a thread resumes
 with are server records (`server.records.threads`), never thread metadata; each notice and escalation
-is done once, fenced by the lease (`Lease.act_once` in the business database);
+is done once, fenced by the lease (`Lease.act_once` in the layer's own store);
 one thread that cannot be handled is logged and skipped, never the end of the pass.
 Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts; every
 process still refreshes its own inbox index each pass.

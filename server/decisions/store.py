@@ -24,10 +24,10 @@ from server.coordination import claims
 from server.decisions.decision import GRACE_SECONDS, Decision, Replayed, Request
 from server.decisions.pending import ResumeRefused
 from server.insight import metrics
+from server.ledger import storage
+from server.ledger.storage import decided_interrupts, decisions
 from server.records import audit, trail
 from server.records.receipts import sign
-from server.runtime import storage
-from server.runtime.storage import decided_interrupts, decisions
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, Row

@@ -3,7 +3,7 @@
 Records are built from the pending interrupt and the answer, so they hold what was asked
 (requested args) and what was decided (final args). Accepted ones also become the thread's
 `approval_receipts`, which clients use to show resolved cards after a reload. They are kept in
-the business database (`server.records.trail`), where appends to one thread queue on its head.
+the layer's own store (`server.records.trail`), where appends to one thread queue on its head.
 """
 
 from __future__ import annotations

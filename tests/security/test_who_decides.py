@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from agents.offline import phrases
-from server.runtime.storage import thread_graphs
+from server.ledger.storage import thread_graphs
 from tests.security.outcomes import REFUSED, human, refusal_of, refused_with
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 

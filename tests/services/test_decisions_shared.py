@@ -30,8 +30,8 @@ from server.decisions.decision import (
 )
 from server.decisions.pending import ResumeRefused
 from server.identity.users import User
+from server.ledger import storage
 from server.records import trail
-from server.runtime import storage
 from services.database import connect
 from tests.services.test_races import together
 
