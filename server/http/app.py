@@ -26,6 +26,7 @@ from hitl.settings import get_settings
 from server.admission.assistants import ROUTES as ASSISTANT_ROUTES
 from server.admission.assistants import AssistantChangeCheck
 from server.admission.bodies import ClientErrors
+from server.admission.deletions import AssistantDeletionCheck
 from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
@@ -177,5 +178,6 @@ app = Starlette(
         Middleware(ClientErrors),
         Middleware(StateWriteCheck),
         Middleware(AssistantChangeCheck),
+        Middleware(AssistantDeletionCheck),
     ],
 )

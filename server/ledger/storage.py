@@ -99,6 +99,9 @@ decisions = Table(  # an accepted decision, and how far its effect got (`server.
     Column("sent", Text, nullable=False),  # JSON: the command as sent (the reconciler sends it again)
     Column("command", Text, nullable=False),  # JSON: the command as accepted, receipts in its update
     Column("receipts", Text, nullable=False),  # JSON: the signed receipts
+    Column(
+        "seal", String(64), nullable=True
+    ),  # the server's seal over the rest (server.decisions.provenance)
     Column("assistant_id", String(200), nullable=True),
     Column("run_id", String(64), nullable=True),  # the run applying it (None: not known yet)
     Column("state", String(16), nullable=False),  # accepted | applied | failed
