@@ -1,11 +1,12 @@
 """Deleting threads and assistants: nothing pending leaves, and nothing leaves unrecorded.
 
-A thread that holds a pending approval, or runs one now, is not deleted, nor pruned, nor swept
-away with its assistant (`delete_threads`): 409 naming what waits and how to withdraw it (`POST
-/threads/{id}/withdraw`, a signed `withdrawn` decision). Each deletion is a record in the thread's
-trail, which staff still read after the thread is gone. An assistant's deletion is audited in its
-own trail; a served agent's own assistant is not deleted. Not for who may see or delete a
-thread (`server.http.auth`), nor for what a withdrawal does (`server.decisions.withdrawals`).
+A thread that holds a pending approval (or a decision on one, still applying) is not deleted, nor
+pruned, nor swept away with its assistant (`delete_threads`): 409 naming what waits and how to
+withdraw it (`POST /threads/{id}/withdraw`, a signed `withdrawn` decision). Each deletion is a
+record in the thread's trail, which staff still read after the thread is gone. An assistant's
+deletion is audited in its own trail; a served agent's own assistant is not deleted. Not for who may
+see or delete a thread (`server.http.auth`), nor for what a withdrawal does
+(`server.decisions.withdrawals`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ SWEPT_PAGE = 1000
 
 
 async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> None:
-    """Refuse (409) deleting threads of which one holds a pending approval or a run; record the rest.
+    """Refuse (409) deleting threads of which one holds a pending approval; record the deletion of the rest.
 
     Only threads `user` may delete are looked at (their owner's, or any for a supervisor): for
     others the engine answers 404, whatever they hold. Raises the refusal for the first thread
@@ -52,7 +53,7 @@ async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> 
         thread = await thread_of(thread_id)
         if thread is None or not _may_delete(user, thread):
             continue
-        if (why := await _held(thread_id, thread)) is not None:
+        if (why := await _held(thread_id)) is not None:
             raise refuse(409, why)
         going.append((thread_id, thread))
     await audit.write([_deleted(thread_id, thread, user, how) for thread_id, thread in going])
@@ -62,10 +63,8 @@ def _may_delete(user: User, thread: dict[str, Any]) -> bool:
     return user.role == "supervisor" or (thread.get("metadata") or {}).get("owner") == user.identity
 
 
-async def _held(thread_id: str, thread: dict[str, Any]) -> str | None:
-    """Why `thread_id` cannot be deleted now, or None."""
-    if thread.get("status") == "busy":
-        return f"Thread {thread_id} has a run in progress; delete it once the run has ended or paused."
+async def _held(thread_id: str) -> str | None:
+    """Why `thread_id` cannot be deleted now, or None (a run in flight is cancelled with its thread)."""
     pending = Pending.from_state(await state_of(thread_id))
     if not pending:
         return None
@@ -168,7 +167,7 @@ async def _kept(assistant_id: str, assistant: dict[str, Any] | None, *, sweeps: 
     ):
         for thread in page:
             thread_id = str(thread["thread_id"])
-            if (why := await _held(thread_id, dict(thread))) is not None:
+            if (why := await _held(thread_id)) is not None:
                 return f"delete_threads would delete thread {thread_id}: {why}"
         offset += len(page)
     return None

@@ -3,9 +3,9 @@
 An agent's tools (a SQL console above all) run statements as the business connection
 (`DATABASE_URL`). If that connection could read or write the layer's decisions, receipts or
 trail, a prompt-injected agent could forge a decision. So the server refuses to start when the
-layer's store (`HITL_DATABASE_URL`) is the business database, when the business database still
-holds a layer table, when the business role is a PostgreSQL superuser (`COPY ... PROGRAM`,
-`pg_read_file` reach any file), or when it may connect to the layer's PostgreSQL database.
+layer's store (`HITL_DATABASE_URL`) is the business database, when the business role is a
+PostgreSQL superuser (`COPY ... PROGRAM`, `pg_read_file` reach any file), or when it may
+connect to the layer's PostgreSQL database.
 Not for moving an older release's records (`server.ledger.move`).
 """
 
@@ -18,7 +18,6 @@ from sqlalchemy.engine import URL, make_url
 
 from hitl.databases import open_database
 from hitl.settings import Settings, get_settings
-from server.ledger.move import left_behind
 
 POWERS = ("pg_read_server_files", "pg_write_server_files", "pg_execute_server_program")
 """PostgreSQL roles whose members read or write the server's files or run programs on it."""
@@ -44,10 +43,6 @@ def check_store_apart(settings: Settings | None = None) -> None:
         raise StoreNotApartError(msg)
     problems = []
     engine = open_database(settings.resolved_database_url)
-    if still := left_behind(engine):
-        problems.append(
-            f"the business database still holds {', '.join(still)} (python -m server.ledger.move)"
-        )
     if engine.dialect.name == "postgresql":
         with engine.connect() as conn:
             role = conn.execute(text("SELECT current_user")).scalar_one()

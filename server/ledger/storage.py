@@ -139,6 +139,13 @@ thread_graphs = Table(  # the graph of each thread's first run, written once (`s
     Column("recorded_at", Float, nullable=False),  # seconds since the epoch
 )
 
+store_marks = Table(  # what was done to this store once, for good (`server.ledger.move`)
+    "hitl_store_marks",
+    METADATA,
+    Column("mark", String(64), primary_key=True),  # "moved-from-business": an older release's records came in
+    Column("made_at", Float, nullable=False),  # seconds since the epoch
+)
+
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 

@@ -123,7 +123,7 @@ async def test_malformed_escalations_never_break_the_inbox(client_as, server_ord
 def recorded_graph(ledger, thread_id: str) -> list[str]:
     """The graphs the layer's database records for `thread_id` (one, written at its first run)."""
     row = thread_graphs.c
-    with ledger.engine.connect() as conn:
+    with ledger.layer.connect() as conn:
         return list(conn.scalars(select(row.graph_id).where(row.thread_id == thread_id)))
 
 
