@@ -3,7 +3,8 @@
 axe-core finds no serious or critical violation on the inbox, a batched card and the booking form;
 at 375 px nothing overflows and the buttons work.
 
-The pictures README's "Web app" section shows are taken here, after the page passed its checks.
+The pictures the "Web app" section of docs/reviewing.md shows are taken here, after the page passed
+its checks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ PHONE = 375
 
 
 async def picture(locator_or_page, name: str) -> None:
-    """Save a README picture under docs/."""
+    """Save a picture the docs show, under docs/."""
     DOCS.mkdir(exist_ok=True)
     await locator_or_page.screenshot(path=str(DOCS / name))
 
