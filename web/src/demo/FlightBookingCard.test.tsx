@@ -4,6 +4,7 @@ import { InterruptCard } from "../components/cards/InterruptCard";
 import { registeredForms } from "../components/cards/registry";
 import type { FormRequest } from "../contracts/generated";
 import type { Approvals, PendingApproval } from "../hooks/useApprovals";
+import { OWNER_ANSWERS } from "../present/deciders";
 import { isFlightBookingForm } from "./guards";
 import "./index";
 
@@ -39,8 +40,17 @@ function show(value: FormRequest) {
     status: { phase: "idle" },
     schemaLoading: false,
     deadline: { deadline: null, onExpiry: null, escalated: false },
+    decider: OWNER_ANSWERS,
   };
-  render(<InterruptCard item={item} approvals={{ submit } as unknown as Approvals} busy={false} />);
+  render(
+    <InterruptCard
+      item={item}
+      approvals={{ submit } as unknown as Approvals}
+      busy={false}
+      viewer={{ identity: "ana", role: "requester" }}
+      owner="ana"
+    />,
+  );
   return submit;
 }
 

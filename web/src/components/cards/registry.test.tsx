@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FormRequest } from "../../contracts/generated";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { isFormRequest, isRecord } from "../../interrupts/guards";
+import { OWNER_ANSWERS } from "../../present/deciders";
 import { form, formSchema } from "../../test/fixtures";
 import { InterruptCard } from "./InterruptCard";
 import { registerFormCard, registeredForms, type FormCardProps } from "./registry";
@@ -43,8 +44,17 @@ function show(value: FormRequest) {
     status: { phase: "idle" },
     schemaLoading: false,
     deadline: { deadline: null, onExpiry: null, escalated: false },
+    decider: OWNER_ANSWERS,
   };
-  render(<InterruptCard item={item} approvals={{ submit } as unknown as Approvals} busy={false} />);
+  render(
+    <InterruptCard
+      item={item}
+      approvals={{ submit } as unknown as Approvals}
+      busy={false}
+      viewer={{ identity: "ana", role: "requester" }}
+      owner="ana"
+    />,
+  );
   return submit;
 }
 
