@@ -88,7 +88,7 @@ def test_the_readme_walk_through_refunds_a1024_once(newcomer):
         return next(out for command, out in said.items() if part in command)
 
     assert thread, said
-    assert "waits again: 1 approval pending" in output_of("hitl run support")
+    assert "waits: 1 approval pending" in output_of("hitl run support")
     assert thread in output_of("hitl inbox")
     assert "issue_refund" in output_of("hitl show")
     assert "Refunded 899 on order A1024" in output_of("hitl approve")
