@@ -164,7 +164,10 @@ class ToolGate:
             return "supervisor"
 
     def describe(self, name: str, args: Mapping[str, Any], prefix: str) -> str:
-        """The text a reviewer reads for this call."""
+        """The text a reviewer reads for this call; without a description of its own, one line naming it.
+
+        E.g. `receipt_checker asks before acting: flag_receipt receipt_id="R-9", reason="altered"`.
+        """
         if callable(self.description):
             try:
                 return self.description(name, args)
@@ -172,7 +175,8 @@ class ToolGate:
                 pass
         elif self.description:
             return self.description
-        return f"{prefix}\n\nTool: {name}\nArgs: {json.dumps(dict(args), sort_keys=True, default=str)}"
+        said = ", ".join(f"{key}={json.dumps(value, default=str)}" for key, value in args.items())
+        return f"{prefix}: {name} {said}".rstrip()
 
 
 Policy = Mapping[str, ToolGate]

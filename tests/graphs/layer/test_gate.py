@@ -157,7 +157,10 @@ def test_a_malformed_answer_is_refused_before_it_is_saved_and_the_call_stays_ans
 def test_respond_answers_in_the_tools_place():
     """note (gated with True: every decision): respond's message is the tool's result; the tool never ran."""
     chat = thread(clerk({}))
-    chat.say("Note the meeting moved")
+    [pending] = chat.say("Note the meeting moved").interrupts
+    # a gate with no description of its own: one line, the agent's prefix, the tool and its args
+    described = pending.value["action_requests"][0]["description"]
+    assert described == 'clerk asks before acting: note text="the meeting moved"'
     chat.resume({"decisions": [{"type": "respond", "message": "already on the board"}]})
     assert "Noted: already on the board" in chat.last_words()
 
