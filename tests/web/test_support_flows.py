@@ -7,7 +7,7 @@ own. Every test checks the business database too: what the app shows must be wha
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Response, expect
 
 from agents.offline import phrases
 
@@ -177,3 +177,19 @@ async def test_the_buttons_show_only_to_someone_who_may_decide_and_the_card_says
     await expect(supervisor.action("issue_refund").get_by_test_id("decider-note")).to_have_count(0)
     assert server_services.payments.refunds_for(order_id) == []
     assert (await requester.threads.get(thread_id))["status"] == "interrupted"
+
+
+async def test_starting_a_conversation_asks_the_server_nothing_it_refuses(web, server_order):
+    """a new thread: no request gets a 4xx (its audit trail is read once its first run ended, not before)."""
+    tab = await web.sign_in("requester1")
+    refused: list[str] = []
+
+    def note(response: Response) -> None:
+        if response.status >= 400:
+            refused.append(f"{response.status} {response.request.method} {response.url}")
+
+    tab.page.on("response", note)
+    await tab.start(phrases.refund_in_full(server_order(899)))
+    await expect(tab.pending("batched")).to_be_visible()
+    await expect(tab.page.get_by_test_id("audit-empty")).to_be_visible()  # the trail, read after the run
+    assert refused == []
