@@ -10,6 +10,7 @@ nothing of the demo to lean on, and its own `hitl upgrade` (the old release's co
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -126,6 +127,36 @@ def test_the_project_has_the_layer_and_one_agent_and_nothing_of_the_demo(project
     }
     assert 'name = "acme"' in (project / "pyproject.toml").read_text()
     assert "hitl upgrade" in (project / "README.md").read_text()
+
+
+DEMO_NAMES = re.compile(
+    r"\b(support|travel|ops|issue_refund|send_email|ask_user|book_flight|cancel_booking|flight-booking|"
+    r"refund_specialist|booking_agent|file_manager|deployer|get_order|execute_sql|delete_file|request_approval)\b"
+)
+HELP = (
+    "from typer.testing import CliRunner; from hitl.cli.main import app; "
+    "names = [c.name or c.callback.__name__ for c in app.registered_commands]; "
+    "print('\\n'.join(CliRunner().invoke(app, [*cmd, '--help'], env={'COLUMNS': '200'}).output "
+    "for cmd in [[], ['new', 'agent'], ['new', 'project'], *[[n] for n in names]]))"
+)
+
+
+def test_texts_a_person_reads_in_the_project_name_nothing_of_the_demo(project):
+    """README, .env.example, the Makefile, web/README.md, every `hitl ... --help`: no demo agent or tool."""
+    read = ("README.md", ".env.example", "Makefile", "web/README.md")
+    texts = {name: (project / name).read_text() for name in read}
+    helped = subprocess.run(
+        [str(project / ".venv" / "bin" / "python"), "-c", HELP],
+        cwd=project,
+        env=shell_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    texts["hitl --help"] = helped.stdout
+    assert "Take a later release of the template" in helped.stdout  # hitl upgrade --help was read
+    assert {name: DEMO_NAMES.findall(text) for name, text in texts.items() if DEMO_NAMES.search(text)} == {}
 
 
 def test_the_generator_changes_only_the_graph_lines_of_the_layers_files(project, template):
