@@ -122,13 +122,15 @@ class AssistantDeletionCheck:
         sweeps = QueryParams(scope.get("query_string", b"")).get("delete_threads", "").lower() == "true"
         with as_server():
             assistant = await _assistant(assistant_id)
-            why = await _kept(assistant_id, assistant, sweeps=sweeps)
+            swept = await _threads_of(assistant_id) if sweeps and assistant is not None else []
+            why = await _kept(assistant_id, assistant, swept)
         if why is not None:
             await JSONResponse({"detail": why}, status_code=409)(scope, receive, send)
             return
         answer = HeldAnswer(send)
         await self.app(scope, receive, answer)
         if 200 <= answer.status < 300 and assistant is not None:  # noqa: PLR2004  (the success range)
+            # each swept thread went through `check_thread_deletion` (the engine deletes it as this caller)
             await audit.write([_assistant_deleted(assistant_id, assistant, user, sweeps=sweeps)])
         await answer.finish()
 
@@ -149,7 +151,19 @@ async def _assistant(assistant_id: str) -> dict[str, Any] | None:
         return None
 
 
-async def _kept(assistant_id: str, assistant: dict[str, Any] | None, *, sweeps: bool) -> str | None:
+async def _threads_of(assistant_id: str) -> list[dict[str, Any]]:
+    """The threads `delete_threads` would sweep away with the assistant (the engine's own match)."""
+    client, found = get_client(), list[dict[str, Any]]()
+    while page := await client.threads.search(
+        metadata={"assistant_id": assistant_id}, limit=SWEPT_PAGE, offset=len(found)
+    ):
+        found += [dict(thread) for thread in page]
+    return found
+
+
+async def _kept(
+    assistant_id: str, assistant: dict[str, Any] | None, swept: list[dict[str, Any]]
+) -> str | None:
     """Why the assistant may not be deleted (as asked), or None."""
     if assistant is None:
         return None
@@ -158,18 +172,10 @@ async def _kept(assistant_id: str, assistant: dict[str, Any] | None, *, sweeps: 
             f"Assistant {assistant_id} is the served {assistant.get('graph_id')} agent's own; it is not "
             "deleted (remove the graph from langgraph.json instead)."
         )
-    if not sweeps:
-        return None
-    client = get_client()
-    offset = 0
-    while page := await client.threads.search(
-        metadata={"assistant_id": assistant_id}, limit=SWEPT_PAGE, offset=offset
-    ):
-        for thread in page:
-            thread_id = str(thread["thread_id"])
-            if (why := await _held(thread_id)) is not None:
-                return f"delete_threads would delete thread {thread_id}: {why}"
-        offset += len(page)
+    for thread in swept:
+        thread_id = str(thread["thread_id"])
+        if (why := await _held(thread_id)) is not None:
+            return f"delete_threads would delete thread {thread_id}: {why}"
     return None
 
 

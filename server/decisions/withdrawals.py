@@ -144,7 +144,10 @@ async def withdraw_on(thread: dict[str, Any], user: User, reason: str) -> list[A
         catalog=catalog,
     )
     with as_server():
-        await client.runs.create(thread_id, graph_id, command=decision.command)  # type: ignore[call-overload]
+        # The assistant of the thread's last run (server-written metadata; runs keep the recorded graph),
+        # so the thread stays with the assistant it was asked through.
+        assistant_id = (thread.get("metadata") or {}).get("assistant_id") or graph_id
+        await client.runs.create(thread_id, assistant_id, command=decision.command)  # type: ignore[call-overload]
     INDEX.mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
     metrics.observe(audit.as_records(thread_id, decision.receipts))
     return decision.receipts
