@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from hitl.policy.deadlines import Deadline
     from hitl.policy.gates import ToolGate
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"
 """The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
 
 PUBLIC = {
