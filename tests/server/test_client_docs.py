@@ -65,3 +65,39 @@ async def test_the_python_sdk_code_as_written_refunds_once(server, requester, se
     order = pending["value"]["action_requests"][0]["args"]["order_id"]
     assert [r["amount"] for r in server_services.payments.refunds_for(order)] == [150]
     assert (await requester.threads.get(thread_id))["status"] == "idle"
+
+
+WITHDRAWING = (
+    (ROOT / "docs" / "reviewing.md").read_text().split("## Withdrawing a request and deleting a thread", 1)[1]
+)
+
+
+async def test_the_withdrawal_as_written_turns_the_refund_down_and_the_thread_may_go(
+    server, requester, server_order, server_services
+):
+    """docs/reviewing.md's withdrawal, as the owner: 200, no refund; then DELETE 204 and the trail stays."""
+    thread_id, pending = await paused_refund(requester, server_order)
+    line, _, body = WITHDRAWING.split("```http\n", 1)[1].split("```", 1)[0].strip().partition("\n")
+    method, path = line.split()
+    headers = dict(h.split(": ", 1) for h in body.splitlines() if ": " in h and not h.startswith("{"))
+    async with httpx.AsyncClient(verify=tls(), timeout=60) as http:
+        answer = await http.request(
+            method,
+            server.url + path.replace("{thread_id}", thread_id),
+            headers={"Authorization": headers["Authorization"].replace("<token>", "dev-requester1")},
+            json=json.loads(body.splitlines()[-1]),
+        )
+        assert answer.status_code == 200, answer.text
+        assert [r["decision"] for r in answer.json()["withdrawn"]] == ["withdrawn"]
+        (run,) = await requester.runs.list(thread_id, limit=1)
+        await requester.runs.join(thread_id, run["run_id"])
+        gone = await http.delete(
+            f"{server.url}/threads/{thread_id}", headers={"Authorization": "Bearer dev-requester1"}
+        )
+        assert gone.status_code == 204, gone.text
+        trail = await http.get(
+            f"{server.url}/audit/{thread_id}", headers={"Authorization": "Bearer dev-reviewer1"}
+        )
+    assert [r["decision"] for r in trail.json()["records"]] == ["withdrawn", "thread_deleted"]
+    order = pending["value"]["action_requests"][0]["args"]["order_id"]
+    assert server_services.payments.refunds_for(order) == []
