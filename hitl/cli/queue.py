@@ -40,7 +40,7 @@ def inbox(
         return
     table = Table(title=f"Inbox ({page['total']} waiting)")
     table.add_column("thread", no_wrap=True, min_width=36)
-    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age"):
+    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age", "also waiting"):
         table.add_column(column, overflow="fold")
     for item in page["items"]:
         table.add_row(
@@ -52,10 +52,16 @@ def inbox(
             progress(item.get("approvals")) or "",
             str(item["owner"]),
             f"{item['age_seconds'] / 60:.0f} min",
+            also_waiting(item),
         )
     out.print(table)
     if page.get("next_cursor"):
         out.print(f"more: {page['total'] - len(page['items'])} not shown (--limit, --agent, --tool)")
+
+
+def also_waiting(item: dict[str, Any]) -> str:
+    """What else waits on the row's thread, for whom: 'ask_user (owner)'; '' when nothing else does."""
+    return "; ".join(f"{w.get('tool')} ({w.get('required_role')})" for w in item.get("also_waiting") or [])
 
 
 def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
