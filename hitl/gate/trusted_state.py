@@ -53,18 +53,22 @@ def is_asked_where_it_runs(  # noqa: PLR0913, PLR0917  (what the mark binds, nam
     clearances: object, thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]
 ) -> bool:
     """Whether `clearances` hold the gate's mark that this exact call is asked about where it runs."""
-    if not isinstance(clearances, dict) or not call_id:
-        return False
-    return verify(ASK_HERE, thread_id, [agent, call_id, name, dict(args)], clearances.get(call_id))
+    return _marked(ASK_HERE, clearances, thread_id, [agent, call_id, name, dict(args)])
 
 
 def is_cleared(  # noqa: PLR0913, PLR0917  (what a clearance binds, named)
     clearances: object, thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]
 ) -> bool:
     """Whether `clearances` hold a valid clearance for exactly this call."""
+    return _marked(CLEARANCE, clearances, thread_id, [agent, call_id, name, dict(args)])
+
+
+def _marked(purpose: str, clearances: object, thread_id: str | None, bound: list[Any]) -> bool:
+    """Whether `clearances` hold a seal of `purpose` for the call `bound` names (agent, id, name, args)."""
+    call_id = bound[1]
     if not isinstance(clearances, dict) or not call_id:
         return False
-    return verify(CLEARANCE, thread_id, [agent, call_id, name, dict(args)], clearances.get(call_id))
+    return verify(purpose, thread_id, bound, clearances.get(call_id))
 
 
 def keep_clearances(current: dict[str, str] | None, update: dict[str, str] | None) -> dict[str, str]:
