@@ -111,7 +111,8 @@ async def withdraw(request: HttpRequest) -> JSONResponse:
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     try:
         withdrawn = await withdraw_on(thread, user, reason.strip())
-    except ResumeRefused as refusal:
+    except ResumeRefused as refusal:  # on the record, as a refused resume is
+        await audit.write([audit.refused([], {"withdraw": reason}, user, thread_id, refusal.message)])
         return JSONResponse({"detail": refusal.message}, status_code=refusal.status)
     return JSONResponse({"withdrawn": withdrawn})
 

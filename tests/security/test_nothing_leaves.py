@@ -105,6 +105,9 @@ async def test_only_the_owner_or_a_supervisor_withdraws(
     assert answer.status_code == status, answer.text
     assert (await client_as("requester1").threads.get(thread_id))["status"] == "interrupted"
     assert ledger.refunds_of(order_id) == []
+    trail = (await http_as("supervisor1").get(f"/audit/{thread_id}")).json()["records"]
+    expected = [("refused", user)] if status == 403 else []  # who may not see the thread learns nothing
+    assert [(r["decision"], r["reviewer"]) for r in trail] == expected
 
 
 @pytest.mark.parametrize(
