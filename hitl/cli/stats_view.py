@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def seconds(value: float | None) -> str:
     """A duration for people: 42 s, 3.5 min, 2.0 h; `-` when nothing was timed."""
     if value is None:
