@@ -29,7 +29,7 @@ const WHO: Record<Waiting["required_role"], string> = {
 
 /**
  * What else waits on the row's thread, for whom (the rest of a turn of several deciders):
- * "ask_user (the thread's owner)", or null when nothing else does. The thread goes on once all are answered.
+ * "confirm_address (the thread's owner)", or null when nothing else does. The thread goes on once all are answered.
  */
 export function alsoWaiting(item: InboxItem): string | null {
   const others = item.also_waiting ?? [];

@@ -130,11 +130,11 @@ describe("inbox rows", () => {
     const mixed = {
       ...row,
       also_waiting: [
-        { interrupt_id: "j", tool: "ask_user", required_role: "owner" as const },
-        { interrupt_id: "k", tool: "issue_refund", required_role: "supervisor" as const },
+        { interrupt_id: "j", tool: "confirm_address", required_role: "owner" as const },
+        { interrupt_id: "k", tool: "pay_invoice", required_role: "supervisor" as const },
       ],
     };
-    expect(alsoWaiting(mixed)).toBe("ask_user (the thread's owner), issue_refund (a supervisor)");
+    expect(alsoWaiting(mixed)).toBe("confirm_address (the thread's owner), pay_invoice (a supervisor)");
   });
 
   it("how long a row has waited", () => {
