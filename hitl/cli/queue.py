@@ -60,7 +60,7 @@ def inbox(
 
 
 def also_waiting(item: dict[str, Any]) -> str:
-    """What else waits on the row's thread, for whom: 'ask_user (owner)'; '' when nothing else does."""
+    """What else waits on the row's thread, for whom: 'confirm_address (owner)'; '' when nothing does."""
     return "; ".join(f"{w.get('tool')} ({w.get('required_role')})" for w in item.get("also_waiting") or [])
 
 
