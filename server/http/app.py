@@ -39,7 +39,7 @@ from server.insight import heap_probe
 from server.records import audit
 from server.runtime import engine_compat, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
-from server.runtime.topology import check_topology
+from server.runtime.topology import check_start_up
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -147,7 +147,7 @@ def _passes_unchecked(scope: Scope) -> bool:
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
     check_configuration()  # a malformed HITL_USERS or HITL_OIDC_*, or dev tokens out of dev mode, stop it
-    check_topology()
+    await asyncio.to_thread(check_start_up)  # shared settings on a replica; its PostgreSQL databases answer
     audit.keep_graph_records()
     await recover_after_crash()
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
