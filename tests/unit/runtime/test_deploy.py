@@ -126,8 +126,7 @@ def test_every_service_is_health_checked_and_the_api_waits_for_them(compose):
         "langgraph-redis": {"condition": "service_healthy"},
     }
     init = services["langgraph-postgres"]["volumes"][1].split(":")[0]
-    assert (DEPLOY / init / "10-business-db.sh").is_file()
-    assert (DEPLOY / init / "20-hitl-db.sh").is_file()
+    assert (DEPLOY / init / "10-own-databases.sh").is_file()
     for name, service in services.items():
         assert service["restart"] == "unless-stopped", name  # back after a kill, or a start before PostgreSQL
 
@@ -159,13 +158,14 @@ def test_the_approval_layer_has_a_database_the_business_role_cannot_reach(compos
     assert compose["services"]["langgraph-postgres"]["environment"]["HITL_DB_PASSWORD"].startswith(
         "${HITL_DB_PASSWORD:?"
     )
-    script = (DEPLOY / "postgres-init" / "20-hitl-db.sh").read_text()
+    script = (DEPLOY / "postgres-init" / "10-own-databases.sh").read_text()
     for statement in (
-        "CREATE ROLE hitl LOGIN PASSWORD '${HITL_DB_PASSWORD}';",
-        "CREATE DATABASE hitl OWNER hitl;",
-        "REVOKE ALL ON DATABASE hitl FROM PUBLIC;",
+        "CREATE ROLE $1 LOGIN PASSWORD '$2';",
+        "CREATE DATABASE $1 OWNER $1;",
+        "REVOKE ALL ON DATABASE $1 FROM PUBLIC;",
     ):
         assert statement in script
+    assert 'own_database business "$BUSINESS_DB_PASSWORD"\nown_database hitl "$HITL_DB_PASSWORD"\n' in script
 
 
 def test_the_api_gets_its_stores_a_key_and_a_separate_business_database(compose):
