@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 REPLICAS_STAMP := .venv-replicas/.installed
+# `make deploy-check`: podman-compose in a venv of its own; podman, runc and debootstrap from Debian.
+DEPLOY_STAMP := .venv-deploy/.installed
 N ?= 2
 PORT ?= 2024
 # pytest workers of `make test` (pytest-xdist, a module per worker at a time; tests/web and tests/wire each
@@ -38,7 +40,8 @@ export LANGGRAPH_NO_VERSION_CHECK := true
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help dev serve-replicas local-services test test-web test-python chaos lint schemas bench clean
+.PHONY: help dev serve-replicas local-services test test-web test-python chaos deploy-check deploy-tools lint schemas \
+	bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -55,6 +58,17 @@ $(REPLICAS_STAMP): pyproject.toml constraints-replicas.txt
 	.venv-replicas/bin/python -m pip install --quiet --upgrade pip
 	.venv-replicas/bin/python -m pip install --quiet -c constraints-replicas.txt -e . langhost
 	touch $@
+
+$(DEPLOY_STAMP): deploy/check/requirements.txt
+	$(PYTHON) -m venv .venv-deploy
+	.venv-deploy/bin/python -m pip install --quiet -r deploy/check/requirements.txt
+	touch $@
+
+# Containers on these machines: podman with runc (crun fails on hybrid cgroups), debootstrap for the base.
+deploy-tools:
+	@command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null || { \
+		$(SUDO) apt-get -o DPkg::Lock::Timeout=120 update && \
+		$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y podman runc debootstrap; }
 
 $(WEB_DEPS): $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
@@ -100,6 +114,9 @@ test-python:
 chaos: $(STAMP) $(REPLICAS_STAMP) ## Fault test for CHAOS_SECONDS (300): 3 replicas killed, Redis + PostgreSQL restarted; prints the ledger
 	FAULT_SECONDS=$(CHAOS_SECONDS) FAULT_REPLICAS=3 $(BIN)/pytest -s -n 0 --timeout $$(( $(CHAOS_SECONDS) + 900 )) tests/replicas/test_faults.py
 
+deploy-check: $(STAMP) $(DEPLOY_STAMP) deploy-tools ## Build the compose stack (podman), approve across, kill, upgrade, remove it (root)
+	$(SUDO) $(BIN)/python -m deploy.check --compose .venv-deploy/bin/podman-compose
+
 lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's type check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -113,4 +130,4 @@ bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (17-
 	$(BIN)/python -m bench
 
 clean: ## Remove the virtualenv, data, server state and the web build
-	rm -rf $(VENV) .venv-replicas data .langgraph_api $(WEB)/dist
+	rm -rf $(VENV) .venv-replicas .venv-deploy data .langgraph_api $(WEB)/dist

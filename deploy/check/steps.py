@@ -1,0 +1,308 @@
+"""What `make deploy-check` asserts of the running stack, one named step each, through the published ports.
+
+SQL is read inside the PostgreSQL container (psql), the only way in besides the replicas' ports.
+`Ledger` keeps what each step asked and approved, so the last step can say every decision was
+made once. Not for starting or removing the stack (`deploy.check.stack`).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from deploy.check.approvals import CheckFailedError, Replica, expect, until
+from deploy.check.podman import say
+from deploy.check.stack import SERVICES, commit
+
+if TYPE_CHECKING:
+    from deploy.check.stack import Stack
+
+REVIEWER = "reviewer1"
+SEEDED_ORDER = ("A3072", "requester2")
+"""A demo order (300: a reviewer decides) the first refund asks for; its asking creates the tables."""
+START_SECONDS = 300.0
+SERVER_ERROR = 500
+
+
+@dataclass
+class Ledger:
+    """What the check asked for and approved: order -> thread, and the orders approved."""
+
+    threads: dict[str, str] = field(default_factory=dict)
+    approved: set[str] = field(default_factory=set)
+
+
+def replicas(stack: Stack, user: str) -> tuple[Replica, Replica]:
+    """Clients of replica-1 and replica-2 as `user`."""
+    token = stack.tokens[user]
+    return Replica(stack.urls[0], token), Replica(stack.urls[1], token)
+
+
+def refunds_of(stack: Stack, order_id: str) -> int:
+    """How many refunds the business database holds for `order_id`."""
+    query = f"SELECT count(*) FROM refunds WHERE order_id = '{order_id}'"  # noqa: S608  (an id the check made)
+    [[count]] = stack.sql("business", query)
+    return int(count)
+
+
+def add_orders(stack: Stack, count: int) -> list[str]:
+    """Insert `count` orders of 300 for requester1, delivered today (SQL as the business database's owner)."""
+    ids = [f"B{secrets.randbelow(10**9):09d}" for _ in range(count)]
+    rows = ", ".join(
+        f"('{order_id}', 'Deploy Check', 'check@example.com', 'Grinder', 300, 'delivered', "
+        "to_char(current_date, 'YYYY-MM-DD'), 'requester1')"
+        for order_id in ids
+    )
+    columns = "order_id, customer_name, customer_email, item, amount, status, delivered_on, owner"
+    stack.sql("business", f"SET ROLE business; INSERT INTO orders ({columns}) VALUES {rows}")  # noqa: S608
+    return ids
+
+
+def every_service_healthy(stack: Stack) -> None:
+    """Each service's own health check passes (run by podman), and /ok answers on both published ports."""
+    for service in SERVICES:
+        until(partial(stack.podman.healthy, stack.container(service)), f"{service} healthy", START_SECONDS, 2)
+        say(f"  {service}: healthy")
+    for url in stack.urls:
+        until(Replica(url, "").ok, f"{url}/ok", 60)
+        say(f"  {url}/ok: ok")
+
+
+def databases_kept_apart(stack: Stack) -> None:
+    """The business role cannot connect to the approval layer's database `hitl`; the hitl role can."""
+    code, output = stack.connect_as("business", "hitl")
+    expect(code != 0 and "permission denied" in output, f"the business role connected to hitl: {output}")
+    code, output = stack.connect_as("hitl", "hitl")
+    expect(code == 0 and output == "hitl", f"the hitl role could not connect to its database: {output}")
+    say("  role business: refused by database hitl; role hitl: connects")
+    if hitl_store_separate():
+        rows = stack.sql("business", "SELECT tablename FROM pg_tables WHERE tablename LIKE 'hitl\\_%'")
+        expect(not rows, f"the business database holds the approval layer's tables: {rows}")
+        say("  no hitl_* table in the business database")
+
+
+def hitl_store_separate() -> bool:
+    """Whether this checkout's server keeps its records in HITL_DATABASE_URL (else in the business one)."""
+    from hitl.settings import Settings  # noqa: PLC0415  (the checkout's own settings, read when asked)
+
+    return "hitl_database_url" in Settings.model_fields
+
+
+def approval_across_replicas(stack: Stack, ledger: Ledger) -> None:
+    """A refund asked through replica-1 pauses, shows in replica-2's inbox, is approved there, made once."""
+    order_id, requester = SEEDED_ORDER
+    asking, _ = replicas(stack, requester)
+    _, reviewing = replicas(stack, REVIEWER)
+    thread_id, interrupt_id = asking.ask_refund(order_id)
+    ledger.threads[order_id] = thread_id
+    say(f"  {order_id}: paused on replica-1 (thread {thread_id})")
+    until(lambda: thread_id in reviewing.inbox(), "the paused refund in replica-2's inbox", 30)
+    expect(refunds_of(stack, order_id) == 0, f"{order_id} was refunded before anyone approved it")
+    reviewing.approve(thread_id, interrupt_id).raise_for_status()
+    ledger.approved.add(order_id)
+    until(lambda: reviewing.thread(thread_id)["status"] == "idle", "the approved thread idle", 60)
+    again = reviewing.approve(thread_id, interrupt_id)
+    expect(
+        again.status_code < SERVER_ERROR,
+        f"the same approval sent again: {again.status_code} {again.text[:300]}",
+    )
+    expect(refunds_of(stack, order_id) == 1, f"{order_id}: {refunds_of(stack, order_id)} refunds, not 1")
+    say(f"  {order_id}: approved on replica-2 by {REVIEWER}, refunded once (sent twice: {again.status_code})")
+
+
+def pause_refunds(stack: Stack, ledger: Ledger, count: int, through: int) -> dict[str, tuple[str, str]]:
+    """`count` new orders' refunds asked through replica `through` (0 or 1); order -> (thread, interrupt)."""
+    asking = replicas(stack, "requester1")[through]
+    paused = {}
+    for order_id in add_orders(stack, count):
+        paused[order_id] = asking.ask_refund(order_id)
+        ledger.threads[order_id] = paused[order_id][0]
+    return paused
+
+
+def kill_and_restart(stack: Stack, ledger: Ledger) -> None:
+    """SIGKILL (kill -9) of replica-1's main process: restarted, its pending approvals answered once each."""
+    paused = pause_refunds(stack, ledger, 2, through=1)
+    on_1, on_2 = replicas(stack, REVIEWER)
+    until(lambda: {t for t, _ in paused.values()} <= on_1.inbox(), "the pending refunds in replica-1's inbox")
+    container = stack.container("replica-1")
+    before = stack.podman.inspect(container)
+    pid = int(before["State"]["Pid"])
+    say(f"  kill -9 {pid} (replica-1's main process, langhost serve)")
+    os.kill(pid, signal.SIGKILL)
+    until(
+        lambda: stack.podman.inspect(container)["RestartCount"] > before["RestartCount"],
+        "replica-1 restarted by its restart policy",
+        60,
+    )
+    until(lambda: stack.podman.healthy(container), "replica-1 healthy again", START_SECONDS, 2)
+    after = stack.podman.inspect(container)
+    say(f"  replica-1 back: pid {after['State']['Pid']}, restart count {after['RestartCount']}")
+    expect(
+        {t for t, _ in paused.values()} <= on_1.inbox(), "the pending refunds left replica-1's inbox with it"
+    )
+    (first, (thread_1, interrupt_1)), (second, (thread_2, interrupt_2)) = paused.items()
+    on_1.approve(thread_1, interrupt_1).raise_for_status()
+    on_2.approve(thread_2, interrupt_2).raise_for_status()
+    ledger.approved |= {first, second}
+    for thread_id, interrupt_id, other in ((thread_1, interrupt_1, on_2), (thread_2, interrupt_2, on_1)):
+        again = other.approve(thread_id, interrupt_id)
+        expect(
+            again.status_code < SERVER_ERROR, f"a second approval on the other replica: {again.status_code}"
+        )
+    for order_id in (first, second):
+        expect(refunds_of(stack, order_id) == 1, f"{order_id}: {refunds_of(stack, order_id)} refunds, not 1")
+    say(f"  {first} approved on restarted replica-1, {second} on replica-2; each refunded once")
+
+
+class Watch(threading.Thread):
+    """Polls a replica's /ok and inbox while another is upgraded; counts what failed."""
+
+    def __init__(self, replica: Replica) -> None:
+        """Watch `replica` until `stop`."""
+        super().__init__(daemon=True)
+        self.replica = replica
+        self.calls = 0
+        self.failures: list[str] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        """Poll every half second."""
+        while not self.done.is_set():
+            self.calls += 1
+            try:
+                if not self.replica.ok():
+                    self.failures.append("/ok said no")
+                self.replica.inbox()
+            except Exception as error:  # noqa: BLE001  (every failure is counted and reported)
+                self.failures.append(repr(error))
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        """Stop polling."""
+        self.done.set()
+        self.join()
+
+
+def upgrade_one(stack: Stack, service: str, serving: Replica) -> None:
+    """Recreate `service` from the newest image while `serving` (the other replica) answers throughout."""
+    old = stack.podman.inspect(stack.container(service))["Image"]
+    other = "replica-2" if service == "replica-1" else "replica-1"
+    other_id = stack.podman.inspect(stack.container(other))["Id"]
+    watch = Watch(serving)
+    watch.start()
+    try:
+        stack.compose_run("up", "-d", "--no-deps", "--force-recreate", service)
+        until(lambda: stack.podman.healthy(stack.container(service)), f"{service} healthy", START_SECONDS, 2)
+    finally:
+        watch.stop()
+    expect(not watch.failures, f"{other} failed while {service} was upgraded: {watch.failures[:5]}")
+    expect(stack.podman.inspect(stack.container(service))["Image"] != old, f"{service} runs its old image")
+    expect(stack.podman.inspect(stack.container(other))["Id"] == other_id, f"{other} was recreated too")
+    say(f"  {service} upgraded; {other} answered all {watch.calls} polls meanwhile")
+
+
+def rolling_upgrade(stack: Stack, ledger: Ledger) -> None:
+    """replica-1, then replica-2, rebuilt from a newer commit while the other serves; nothing pending lost."""
+    paused = pause_refunds(stack, ledger, 2, through=0)
+    marker = f"deploy-check upgrade {secrets.token_hex(4)}"
+    changelog = stack.copy / "CHANGELOG.md"
+    changelog.write_text(f"{changelog.read_text()}\n<!-- {marker} -->\n")
+    revision = commit(stack.copy, marker)
+    say(f"  newer commit {revision[:12]} in the copy; building replica-1's image from it")
+    stack.compose_run("build", "replica-1")
+    on_1, on_2 = replicas(stack, REVIEWER)
+    upgrade_one(stack, "replica-1", on_2)
+    shown = stack.podman.podman(
+        "exec", stack.container("replica-1"), "grep", "-c", marker, "/app/CHANGELOG.md"
+    )
+    expect(shown.stdout.strip() == "1", "replica-1 does not run the newer commit")
+    expect({t for t, _ in paused.values()} <= on_1.inbox(), "pending refunds missing on upgraded replica-1")
+    (first, (thread_1, interrupt_1)), (second, (thread_2, interrupt_2)) = paused.items()
+    on_1.approve(thread_1, interrupt_1).raise_for_status()
+    ledger.approved.add(first)
+    upgrade_one(stack, "replica-2", on_1)
+    expect(thread_2 in on_2.inbox(), "the pending refund is missing on upgraded replica-2")
+    on_2.approve(thread_2, interrupt_2).raise_for_status()
+    ledger.approved.add(second)
+    for order_id in (first, second):
+        expect(refunds_of(stack, order_id) == 1, f"{order_id}: {refunds_of(stack, order_id)} refunds, not 1")
+    say(f"  {first} approved on upgraded replica-1, {second} on upgraded replica-2; each refunded once")
+
+
+def every_decision_once(stack: Stack, ledger: Ledger) -> None:
+    """Every approved order refunded exactly once, nothing else refunded, and every trail verified."""
+    rows = stack.sql("business", "SELECT order_id, count(*) FROM refunds GROUP BY order_id")
+    counts = {order_id: int(count) for order_id, count in rows}
+    expect(
+        counts == dict.fromkeys(ledger.approved, 1), f"refunds by order {counts}, approved {ledger.approved}"
+    )
+    for order_id, thread_id in ledger.threads.items():
+        for reader in replicas(stack, "supervisor1"):
+            report = until(partial(reader.verified, thread_id), f"verification of {thread_id}", 30)
+            expect(report["ok"], f"{order_id}'s trail does not verify on {reader.url}: {report}")
+    say(f"  {len(counts)} refunds, one per approved order; {len(ledger.threads)} trails verified on each")
+
+
+BAD_CONFIGURATIONS = (
+    ("no-seal-key", {"HITL_SEAL_KEY": None}, "HITL_SEAL_KEY must be set"),
+    (
+        "silent-database",
+        {"DATABASE_URL": "langgraph-postgres:5432/business|langgraph-postgres:5999/business"},
+        "DATABASE_URL (postgresql+psycopg://business:***@langgraph-postgres:5999/business) does not answer",
+    ),
+    (
+        "missing-database",
+        {"DATABASE_URL": "5432/business|5432/business_missing"},
+        "DATABASE_URL names database 'business_missing', which does not exist",
+    ),
+)
+"""Each case: its name, what it changes in a replica's environment (None: unset; 'old|new': replace in
+the value), and the start-up error it must print."""
+
+
+def bad_configuration_fails_loudly(stack: Stack) -> None:
+    """A replica started with each bad configuration exits at start-up with an error naming the variable."""
+    inspected = stack.podman.inspect(stack.container("replica-2"))
+    environment = dict(item.split("=", 1) for item in inspected["Config"]["Env"])
+    network = next(iter(inspected["NetworkSettings"]["Networks"]))
+    for name, changes, error in BAD_CONFIGURATIONS:
+        env = dict(environment)
+        for variable, change in changes.items():
+            if change is None:
+                env.pop(variable)
+            else:
+                old, new = change.split("|")
+                env[variable] = env[variable].replace(old, new)
+        env_file = stack.workdir / f"{name}.env"
+        env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+        container = f"{stack.project}-{name}"
+        try:
+            done = stack.podman.podman(
+                "run",
+                "--name",
+                container,
+                "--network",
+                network,
+                "--env-file",
+                env_file,
+                stack.replica_image,
+                check=False,
+                timeout=START_SECONDS,
+            )
+        except subprocess.TimeoutExpired as timeout:
+            msg = f"{name}: the replica did not stop within {START_SECONDS:.0f} s"
+            raise CheckFailedError(msg) from timeout
+        finally:
+            stack.podman.podman("rm", "-f", "-t", "0", container, check=False, quiet=True)
+        output = done.stdout + done.stderr
+        expect(done.returncode != 0, f"{name}: the replica started (exit 0)")
+        expect(error in output, f"{name}: no {error!r} in its output:\n{output[-3000:]}")
+        say(f"  {name}: exit {done.returncode}, says {error!r}")
