@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deploy.check import steps
+from deploy.check import bad_configuration, steps, upgrade
 from deploy.check.images import PREFIX, base_images
 from deploy.check.podman import Podman, say
 from deploy.check.stack import Stack
@@ -51,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         ("business and approval databases apart", lambda: steps.databases_kept_apart(stack)),
         ("approval across replicas", lambda: steps.approval_across_replicas(stack, ledger)),
         ("replica-1 killed (kill -9) and restarted", lambda: steps.kill_and_restart(stack, ledger)),
-        ("rolling upgrade to a newer commit", lambda: steps.rolling_upgrade(stack, ledger)),
+        ("rolling upgrade to a newer commit", lambda: upgrade.rolling_upgrade(stack, ledger)),
         ("every decision made once, every trail verified", lambda: steps.every_decision_once(stack, ledger)),
-        ("bad configuration fails loudly", lambda: steps.bad_configuration_fails_loudly(stack)),
+        ("bad configuration fails loudly", lambda: bad_configuration.fails_loudly(stack)),
     ]
     failed = False
     try:

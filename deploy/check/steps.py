@@ -2,7 +2,8 @@
 
 SQL is read inside the PostgreSQL container (psql), the only way in besides the replicas' ports.
 `Ledger` keeps what each step asked and approved, so the last step can say every decision was
-made once. Not for starting or removing the stack (`deploy.check.stack`).
+made once. The upgrade and the refused configurations have modules of their own (`upgrade`,
+`bad_configuration`). Not for starting or removing the stack (`deploy.check.stack`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,13 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import subprocess
-import threading
-import time
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from deploy.check.approvals import CheckFailedError, Replica, expect, until
+from deploy.check.approvals import Replica, expect, until
 from deploy.check.podman import say
-from deploy.check.stack import SERVICES, commit
+from deploy.check.stack import SERVICES
 
 if TYPE_CHECKING:
     from deploy.check.stack import Stack
@@ -162,81 +160,6 @@ def kill_and_restart(stack: Stack, ledger: Ledger) -> None:
     say(f"  {first} approved on restarted replica-1, {second} on replica-2; each refunded once")
 
 
-class Watch(threading.Thread):
-    """Polls a replica's /ok and inbox while another is upgraded; counts what failed."""
-
-    def __init__(self, replica: Replica) -> None:
-        """Watch `replica` until `stop`."""
-        super().__init__(daemon=True)
-        self.replica = replica
-        self.calls = 0
-        self.failures: list[str] = []
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        """Poll every half second."""
-        while not self.done.is_set():
-            self.calls += 1
-            try:
-                if not self.replica.ok():
-                    self.failures.append("/ok said no")
-                self.replica.inbox()
-            except Exception as error:  # noqa: BLE001  (every failure is counted and reported)
-                self.failures.append(repr(error))
-            time.sleep(0.5)
-
-    def stop(self) -> None:
-        """Stop polling."""
-        self.done.set()
-        self.join()
-
-
-def upgrade_one(stack: Stack, service: str, serving: Replica) -> None:
-    """Recreate `service` from the newest image while `serving` (the other replica) answers throughout."""
-    old = stack.podman.inspect(stack.container(service))["Image"]
-    other = "replica-2" if service == "replica-1" else "replica-1"
-    other_id = stack.podman.inspect(stack.container(other))["Id"]
-    watch = Watch(serving)
-    watch.start()
-    try:
-        stack.compose_run("up", "-d", "--no-deps", "--force-recreate", service)
-        until(lambda: stack.podman.healthy(stack.container(service)), f"{service} healthy", START_SECONDS, 2)
-    finally:
-        watch.stop()
-    expect(not watch.failures, f"{other} failed while {service} was upgraded: {watch.failures[:5]}")
-    expect(stack.podman.inspect(stack.container(service))["Image"] != old, f"{service} runs its old image")
-    expect(stack.podman.inspect(stack.container(other))["Id"] == other_id, f"{other} was recreated too")
-    say(f"  {service} upgraded; {other} answered all {watch.calls} polls meanwhile")
-
-
-def rolling_upgrade(stack: Stack, ledger: Ledger) -> None:
-    """replica-1, then replica-2, rebuilt from a newer commit while the other serves; nothing pending lost."""
-    paused = pause_refunds(stack, ledger, 2, through=0)
-    marker = f"deploy-check upgrade {secrets.token_hex(4)}"
-    changelog = stack.copy / "CHANGELOG.md"
-    changelog.write_text(f"{changelog.read_text()}\n<!-- {marker} -->\n")
-    revision = commit(stack.copy, marker)
-    say(f"  newer commit {revision[:12]} in the copy; building replica-1's image from it")
-    stack.compose_run("build", "replica-1")
-    on_1, on_2 = replicas(stack, REVIEWER)
-    upgrade_one(stack, "replica-1", on_2)
-    shown = stack.podman.podman(
-        "exec", stack.container("replica-1"), "grep", "-c", marker, "/app/CHANGELOG.md"
-    )
-    expect(shown.stdout.strip() == "1", "replica-1 does not run the newer commit")
-    expect({t for t, _ in paused.values()} <= on_1.inbox(), "pending refunds missing on upgraded replica-1")
-    (first, (thread_1, interrupt_1)), (second, (thread_2, interrupt_2)) = paused.items()
-    on_1.approve(thread_1, interrupt_1).raise_for_status()
-    ledger.approved.add(first)
-    upgrade_one(stack, "replica-2", on_1)
-    expect(thread_2 in on_2.inbox(), "the pending refund is missing on upgraded replica-2")
-    on_2.approve(thread_2, interrupt_2).raise_for_status()
-    ledger.approved.add(second)
-    for order_id in (first, second):
-        expect(refunds_of(stack, order_id) == 1, f"{order_id}: {refunds_of(stack, order_id)} refunds, not 1")
-    say(f"  {first} approved on upgraded replica-1, {second} on upgraded replica-2; each refunded once")
-
-
 def every_decision_once(stack: Stack, ledger: Ledger) -> None:
     """Every approved order refunded exactly once, nothing else refunded, and every trail verified."""
     rows = stack.sql("business", "SELECT order_id, count(*) FROM refunds GROUP BY order_id")
@@ -249,60 +172,3 @@ def every_decision_once(stack: Stack, ledger: Ledger) -> None:
             report = until(partial(reader.verified, thread_id), f"verification of {thread_id}", 30)
             expect(report["ok"], f"{order_id}'s trail does not verify on {reader.url}: {report}")
     say(f"  {len(counts)} refunds, one per approved order; {len(ledger.threads)} trails verified on each")
-
-
-BAD_CONFIGURATIONS = (
-    ("no-seal-key", {"HITL_SEAL_KEY": None}, "HITL_SEAL_KEY must be set"),
-    (
-        "silent-database",
-        {"DATABASE_URL": "langgraph-postgres:5432/business|langgraph-postgres:5999/business"},
-        "DATABASE_URL (postgresql+psycopg://business:***@langgraph-postgres:5999/business) does not answer",
-    ),
-    (
-        "missing-database",
-        {"DATABASE_URL": "5432/business|5432/business_missing"},
-        "DATABASE_URL names database 'business_missing', which does not exist",
-    ),
-)
-"""Each case: its name, what it changes in a replica's environment (None: unset; 'old|new': replace in
-the value), and the start-up error it must print."""
-
-
-def bad_configuration_fails_loudly(stack: Stack) -> None:
-    """A replica started with each bad configuration exits at start-up with an error naming the variable."""
-    inspected = stack.podman.inspect(stack.container("replica-2"))
-    environment = dict(item.split("=", 1) for item in inspected["Config"]["Env"])
-    network = next(iter(inspected["NetworkSettings"]["Networks"]))
-    for name, changes, error in BAD_CONFIGURATIONS:
-        env = dict(environment)
-        for variable, change in changes.items():
-            if change is None:
-                env.pop(variable)
-            else:
-                old, new = change.split("|")
-                env[variable] = env[variable].replace(old, new)
-        env_file = stack.workdir / f"{name}.env"
-        env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
-        container = f"{stack.project}-{name}"
-        try:
-            done = stack.podman.podman(
-                "run",
-                "--name",
-                container,
-                "--network",
-                network,
-                "--env-file",
-                env_file,
-                stack.replica_image,
-                check=False,
-                timeout=START_SECONDS,
-            )
-        except subprocess.TimeoutExpired as timeout:
-            msg = f"{name}: the replica did not stop within {START_SECONDS:.0f} s"
-            raise CheckFailedError(msg) from timeout
-        finally:
-            stack.podman.podman("rm", "-f", "-t", "0", container, check=False, quiet=True)
-        output = done.stdout + done.stderr
-        expect(done.returncode != 0, f"{name}: the replica started (exit 0)")
-        expect(error in output, f"{name}: no {error!r} in its output:\n{output[-3000:]}")
-        say(f"  {name}: exit {done.returncode}, says {error!r}")
