@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     ledger = steps.Ledger()
     plan: list[tuple[str, Callable[[], object]]] = [
         ("base images (debootstrap, python, postgres, redis)", lambda: stack.prepare(base_images(podman))),
-        ("compose up -d --build (the README's command)", lambda: stack.compose_run("up", "-d", "--build")),
+        ("compose up -d --build (the README's command)", stack.up),
         ("every service healthy, /ok on both replicas", lambda: steps.every_service_healthy(stack)),
         ("business and approval databases apart", lambda: steps.databases_kept_apart(stack)),
         ("approval across replicas", lambda: steps.approval_across_replicas(stack, ledger)),

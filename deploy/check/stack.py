@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deploy.check.images import PREFIX, digest
 from deploy.check.podman import CommandError, say
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ class Stack:
     ports: tuple[int, int] = (0, 0)
     passwords: dict[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
+    images_used: str = ""
 
     @property
     def copy(self) -> Path:
@@ -148,6 +150,7 @@ class Stack:
             text=True,
             check=True,
         ).stdout.strip()
+        self.images_used = images.python
         self.fill_env(
             {
                 "PORT": str(self.ports[0]),
@@ -200,6 +203,33 @@ class Stack:
         """Run the compose command with ARGS in the copy; its output."""
         done = self.podman.run(*self.compose_command(*args), cwd=self.copy, timeout=timeout)
         return done.stdout + done.stderr
+
+    def up(self) -> None:
+        """`compose up -d --build`, then keep the replica image's dependency layer for the next run."""
+        self.compose_run("up", "-d", "--build")
+        self.keep_dependency_layer()
+
+    def keep_dependency_layer(self) -> None:
+        """Tag the `pip install -r constraints-replicas.txt` layer: removing the run's images keeps it.
+
+        Podman removes an image's untagged parent layers with it; this one is the slow one to build.
+        """
+        history = self.podman.podman(
+            "image",
+            "history",
+            "--no-trunc",
+            "--format",
+            "{{.ID}}\t{{.CreatedBy}}",
+            self.replica_image,
+            quiet=True,
+        )
+        for line in history.stdout.splitlines():
+            layer, _, created_by = line.partition("\t")
+            if "-r constraints-replicas.txt" in created_by and not layer.startswith("<"):
+                key = digest(self.images_used, (self.copy / "constraints-replicas.txt").read_bytes())
+                self.podman.podman("tag", layer, f"{PREFIX}-replica-dependencies:{key}")
+                return
+        say("  the replica image's dependency layer was not found: the next run builds it again")
 
     def sql(self, database: str, statement: str) -> list[list[str]]:
         """Rows of `statement` run by psql as postgres inside the PostgreSQL container (`|`-separated)."""
