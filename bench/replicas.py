@@ -20,11 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
-import psycopg
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import Command
-from psycopg import sql
-from sqlalchemy.engine import make_url
 
 from agents.offline import phrases
 from bench.approval_cycle import APPROVE, CYCLE_AMOUNT
@@ -45,7 +42,7 @@ if TYPE_CHECKING:
 REQUESTER = "requester1"
 REVIEWER = "supervisor1"
 DATABASES = "bench_replicas"
-"""Prefix of each run's two databases (`bench_replicas_<random>_runtime`, `..._business`), dropped after."""
+"""Prefix of each run's databases (`bench_replicas_<random>_runtime`, `_business`, `_layer`), then dropped."""
 REDIS_DB = 13
 """A Redis database of the bench's own (the test suite's replica sets use 0)."""
 EFFECT_REPLICAS = 2
@@ -230,18 +227,10 @@ async def on_replicas(sizes: BenchSizes, workdir: Path, progress: Progress) -> d
         raise RuntimeError(msg) from error
     finally:
         replicas.stop()
-        drop_databases(replicas)
+        replicas.drop_databases()
     if found["failed_cycles"]:
         found["replica_errors"] = logged_errors(workdir)
     return found
-
-
-def drop_databases(replicas: ReplicaSet) -> None:
-    """Drop the replica set's two databases (the bench keeps its figures, not its threads)."""
-    with psycopg.connect(f"{replicas.postgres}/postgres", autocommit=True) as conn:
-        for url in (replicas.runtime_uri, replicas.business_url):
-            name = sql.Identifier(make_url(url).database or "")
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
 
 
 def logged_errors(workdir: Path, last: int = 3, traceback_lines: int = 40) -> str:

@@ -1,7 +1,8 @@
 """Runtime settings, read once from the environment (and `.env` when present).
 
 Every variable the package reads is a field here with its description; `.env.example`
-lists the same variables for people. Nothing else in the package reads `os.environ`.
+lists the same variables for people. Nothing else in the package reads `os.environ`. Long, and
+one concept: the one typed list of what can be configured.
 """
 
 from __future__ import annotations
@@ -47,11 +48,23 @@ class Settings(BaseSettings):
     )
     data_dir: Path = Field(
         default=Path("data"),
-        description="Where the SQLite business database and the dev server's checkpoints.db live.",
+        description=(
+            "Where the SQLite business database, the approval layer's hitl.db and the dev server's "
+            "checkpoints.db live."
+        ),
     )
     database_url: str = Field(
         default="",
         description="SQLAlchemy URL of the business database; empty means SQLite in data_dir.",
+    )
+    hitl_database_url: str = Field(
+        default="",
+        description=(
+            "SQLAlchemy URL of the approval layer's own store (decisions, claims, receipts, the audit "
+            "trail, notices, leases): never the business database, and out of reach of the business "
+            "connection (on PostgreSQL a database the business role may not connect to). Empty means "
+            "SQLite data_dir/hitl.db."
+        ),
     )
 
     hitl_users: str = Field(
@@ -250,6 +263,13 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.data_dir / 'business.db'}"
+
+    @property
+    def resolved_hitl_database_url(self) -> str:
+        """The approval layer's store URL, defaulting to a SQLite file beside the business one."""
+        if self.hitl_database_url:
+            return self.hitl_database_url
+        return f"sqlite:///{self.data_dir / 'hitl.db'}"
 
 
 def from_launch_dir(path: Path) -> Path:

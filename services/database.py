@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.runtime.storage import SCHEMA_LOCK, open_database, schema_lock
+from hitl.databases import SCHEMA_LOCK, open_database, schema_lock
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -186,8 +186,12 @@ DEMO_FLIGHTS: tuple[dict[str, object], ...] = (
 
 
 def connect(url: str) -> Engine:
-    """Open the business database at `url`, creating and seeding it on first use."""
-    engine = open_database(url)
+    """Open the business database at `url`, creating and seeding it on first use.
+
+    Sealed: a SQLite statement (the ops agent's SQL console runs any a person approved) cannot
+    attach another database file, such as the approval layer's own store.
+    """
+    engine = open_database(url, sealed=True)
     with schema_lock(url), engine.begin() as conn:
         if engine.dialect.name == "postgresql":
             # Processes opening a new database at once (server workers, a test) would race on

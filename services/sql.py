@@ -104,7 +104,9 @@ class SqlConsole:
             _read_only(conn, on=True)
             try:
                 with _time_limit(conn, self._read_timeout_ms):
-                    result = conn.execution_options(stream_results=True).exec_driver_sql(query)
+                    result = conn.execution_options(stream_results=True).exec_driver_sql(
+                        _as_driver_text(conn, query)
+                    )
                     rows = [dict(row) for row in result.mappings().fetchmany(self._max_rows + 1)]
                     result.close()
             finally:
@@ -120,7 +122,7 @@ class SqlConsole:
                 if (done := _by_tool_call(conn, tool_call_id)) is not None:
                     return done
                 with _time_limit(conn, self._write_timeout_ms):
-                    rowcount = conn.exec_driver_sql(query).rowcount
+                    rowcount = conn.exec_driver_sql(_as_driver_text(conn, query)).rowcount
                 conn.execute(
                     insert(sql_runs).values(
                         tool_call_id=tool_call_id,
@@ -159,6 +161,11 @@ def _time_limit(conn: Connection, milliseconds: int) -> Iterator[None]:
         yield
     finally:
         sqlite.set_progress_handler(None, 0)  # type: ignore[union-attr]
+
+
+def _as_driver_text(conn: Connection, query: str) -> str:
+    """`query` as the driver reads it: psycopg takes `%` for a placeholder (`LIKE 'a%'`), so it is doubled."""
+    return query.replace("%", "%%") if conn.dialect.name == "postgresql" else query
 
 
 def _timed_out(error: DBAPIError) -> bool:

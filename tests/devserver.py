@@ -49,6 +49,8 @@ class DevServer:
     process: subprocess.Popen[bytes]
     database_url: str
     log: Path
+    layer_url: str = ""
+    """The approval layer's own store (`HITL_DATABASE_URL`): decisions, receipts, the trail."""
 
     @property
     def services(self) -> Services:
@@ -118,7 +120,8 @@ def start_dev_server(
         stop(process)
         pytest.fail(f"langgraph dev did not answer /ok on port {port}:\n{log.read_text()[-3000:]}")
     database_url = env.get("DATABASE_URL") or f"sqlite:///{data / 'business.db'}"
-    return DevServer(url=url, process=process, database_url=database_url, log=log)
+    layer_url = env.get("HITL_DATABASE_URL") or f"sqlite:///{data / 'hitl.db'}"
+    return DevServer(url=url, process=process, database_url=database_url, log=log, layer_url=layer_url)
 
 
 @contextmanager

@@ -112,9 +112,17 @@ def _public_keys(url: str) -> dict[str, Any]:
 
 
 def _evidence(client: SyncLangGraphClient, thread: str, keys: dict[str, Any]) -> Evidence:
+    """The thread's trail and the receipts in its state; a deleted thread's trail alone (staff read it)."""
     try:
         trail = client.http.get(f"/audit/{thread}")
+    except httpx.HTTPError as error:
+        server_error(error)
+    try:
         values = client.threads.get_state(thread)["values"]
+    except httpx.HTTPStatusError as error:
+        if error.response.status_code != httpx.codes.NOT_FOUND:
+            server_error(error)
+        values = {}  # the thread was deleted since: its trail alone
     except httpx.HTTPError as error:
         server_error(error)
     receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []

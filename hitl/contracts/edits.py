@@ -77,18 +77,21 @@ def strict_args(tool: BaseTool | None) -> object:
     return Annotated[dict[str, Any], AfterValidator(nul_free), _with_schema(shown)]
 
 
-INTEGER_TEXT = re.compile(r"^[+-]?\d{1,18}$")
-NUMBER_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+INTEGER_TEXT = re.compile(r"^-?\d{1,18}$")
+NUMBER_TEXT = re.compile(r"^-?\d{1,18}(\.\d{1,18})?$")
 BOOLEAN_TEXT = {"true": True, "false": False}
+TYPED = frozenset({"integer", "number", "boolean"})
+CANONICAL = "a JSON number, or text written as 250, -3 or 99.50 (digits, one point, no spaces or exponent)"
+"""The one text form an edit's number may take (`coerce_text_args`): said in the refusal of any other."""
 
 
 def coerce_text_args(args: dict[str, Any], tool: BaseTool | None) -> dict[str, Any]:
-    """`args` with each text value turned into the number or boolean the tool's schema names.
+    """`args` with each text value in the canonical form turned into the number or boolean the tool names.
 
     Clients that only send text (Agent Chat UI's edit box: `"amount": "250"`) get their edit
-    read as meant. Only whole matches convert ("250", "2.5", "1e3", "true"); anything else is
-    left as sent, for the schema check to refuse with the field named. A field that also takes
-    text is never changed.
+    read as meant. Only the canonical forms convert: `250`, `-3`, `99.50`, `true`, `false`;
+    `" 250"`, `"2.5e2"`, `"+250"` or `"True"` stay as sent, and `typed_text` names them for a
+    refusal. A field that also takes text is never changed.
     """
     schema = tool.tool_call_schema if tool else None
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
@@ -102,20 +105,42 @@ def coerce_by_schema(args: dict[str, Any], schema: Mapping[str, Any]) -> dict[st
     return {key: _coerced(value, properties.get(key)) for key, value in args.items()}
 
 
+def typed_text(args: Mapping[str, Any], tool: BaseTool | None) -> list[str]:
+    """The arguments still holding text where the tool takes only a number or a boolean (after coercion).
+
+    The tool's own schema would read `"300 "` or `"3e2"` as 300 (pydantic's lax mode): an edit
+    must say its number plainly, so these are refused instead.
+    """
+    schema = tool.tool_call_schema if tool else None
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return []
+    properties = schema.model_json_schema().get("properties") or {}
+    return [
+        key for key, value in args.items() if isinstance(value, str) and _kinds(properties.get(key)) <= TYPED
+    ]
+
+
+def _kinds(schema: object) -> set[str]:
+    """The JSON types a property's schema admits (its `type` and those of its `anyOf` branches)."""
+    if not isinstance(schema, dict):
+        return {"string"}
+    kinds = {schema.get("type")} | {b.get("type") for b in schema.get("anyOf", []) if isinstance(b, dict)}
+    return {str(k) for k in kinds if k is not None} or {"string"}
+
+
 def _coerced(value: Any, schema: object) -> Any:  # noqa: ANN401  (any JSON value)
     if not isinstance(value, str) or not isinstance(schema, dict):
         return value
-    kinds = {schema.get("type")} | {b.get("type") for b in schema.get("anyOf", []) if isinstance(b, dict)}
-    text = value.strip()
+    kinds = _kinds(schema)
     if "string" in kinds:
         return value
-    if "integer" in kinds and INTEGER_TEXT.match(text):
-        return int(text)
-    if "number" in kinds and NUMBER_TEXT.match(text):
-        number = float(text)
-        return int(number) if number.is_integer() and INTEGER_TEXT.match(text) else number
-    if "boolean" in kinds and text.lower() in BOOLEAN_TEXT:
-        return BOOLEAN_TEXT[text.lower()]
+    if "integer" in kinds and INTEGER_TEXT.match(value):
+        return int(value)
+    if "number" in kinds and NUMBER_TEXT.match(value):
+        number = float(value)
+        return int(number) if number.is_integer() and INTEGER_TEXT.match(value) else number
+    if "boolean" in kinds and value in BOOLEAN_TEXT:
+        return BOOLEAN_TEXT[value]
     return value
 
 

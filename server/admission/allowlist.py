@@ -99,6 +99,9 @@ def admit(user: User, value: Mapping[str, Any], *, max_input_bytes: int) -> Admi
     if kwargs.get("webhook"):
         supervisor_only(supervisor, "a webhook")
         rewrites.append("webhook")
+    if resume and value.get("after_seconds"):  # the thread stays busy, its approval unanswerable, meanwhile
+        supervisor_only(supervisor, "a delayed resume (after_seconds)")
+        rewrites.append(f"after_seconds={value['after_seconds']}")
     strategy = value.get("multitask_strategy") or "enqueue"
     if strategy not in STRATEGIES:
         supervisor_only(supervisor, f"multitask_strategy={strategy!r} (it cancels other runs)")

@@ -46,6 +46,8 @@ CONTEXT_KEYS = frozenset({"policy"})
 """What an assistant's context (and the `configurable` langgraph-api keeps in step with it) may hold."""
 REFUSED_CREATES = "assistants"
 """The trail of refused creations (no assistant id yet)."""
+SERVER_METADATA = frozenset({"created_by"})
+"""Assistant metadata the server writes (`created_by: system` marks a served agent's own assistant)."""
 
 
 def trail_of(assistant_id: str) -> str:
@@ -67,7 +69,7 @@ class AssistantChangeCheck:
             await self.app(scope, receive, send)
             return
         try:
-            user = await _caller(scope)
+            user = await caller_of(scope)
         except TokenRefused as refused:  # fail closed: a change is never let by unchecked and unaudited
             await JSONResponse({"detail": refused.message}, status_code=401)(scope, receive, send)
             return
@@ -76,9 +78,11 @@ class AssistantChangeCheck:
             return
         chunks, body = await read_body(receive)
         kind, assistant_id = change
+        sent = _json(body)
         try:
-            graph_id, settings = await _settings(kind, assistant_id, _json(body))
+            graph_id, settings = await _settings(kind, assistant_id, sent)
             found = await check(graph_id, settings)
+            existing = await _existing(kind, sent)
         except ResumeRefused as refusal:
             await _audit(user, kind, assistant_id or REFUSED_CREATES, "", {}, [], refusal.message)
             await JSONResponse({"detail": refusal.message}, status_code=refusal.status)(scope, receive, send)
@@ -88,8 +92,13 @@ class AssistantChangeCheck:
         if 200 <= answer.status < 300:  # noqa: PLR2004  (the success range)
             made = answer.json()
             done = str(made.get("assistant_id") or assistant_id)
-            settings["version"] = made.get("version")
-            await _audit(user, kind, done, graph_id, settings, found, None)
+            if existing is not None:  # `if_exists: do_nothing` on an assistant that is there: nothing changed
+                kept = f"nothing changed: {done} exists (if_exists: do_nothing); nothing sent was applied"
+                graph_id = str(existing.get("graph_id") or graph_id)
+                await _audit(user, "keep", done, graph_id, settings, [kept], None)
+            else:
+                settings["version"] = made.get("version")
+                await _audit(user, kind, done, graph_id, settings, found, None)
         await answer.finish()  # the caller hears of the change once it is on the record
 
 
@@ -119,8 +128,8 @@ async def check(graph_id: str, settings: dict[str, Any]) -> list[str]:
             raise ResumeRefused(
                 422, f'An assistant\'s {where} may hold only {{"policy": ...}} (got {", ".join(unknown)}).'
             )
-    check_metadata(config.get("metadata"), "config.metadata")
-    check_metadata(settings.get("metadata"), "metadata")
+    _metadata(settings.get("metadata"), "metadata")
+    _metadata(config.get("metadata"), "config.metadata")
     raw = context.get("policy", configurable.get("policy"))
     if raw is None:
         return []
@@ -167,7 +176,7 @@ async def _settings(kind: str, assistant_id: str | None, body: dict[str, Any]) -
     if kind == "set_version":
         found = await _version(assistant_id, body.get("version"))
         if found is None:
-            return graph_id, {}  # the API answers 404 (or 422 for a version that is no number)
+            return graph_id, {}  # the API answers 404
         wanted, body = found.get("graph_id"), found
     if wanted is not None and wanted != graph_id:
         raise ResumeRefused(
@@ -176,6 +185,23 @@ async def _settings(kind: str, assistant_id: str | None, body: dict[str, Any]) -
             f"for {wanted} instead (who may run it is checked on every run).",
         )
     return graph_id, {k: body.get(k) for k in ("context", "config", "metadata")}
+
+
+def _metadata(metadata: object, where: str) -> None:
+    """A run's metadata rules, and no key the server writes for assistants (`SERVER_METADATA`)."""
+    check_metadata(metadata, where)
+    if isinstance(metadata, dict) and (owned := sorted(SERVER_METADATA & set(metadata))):
+        raise ResumeRefused(
+            403, f"An assistant's {where} may not set {', '.join(owned)}: the server owns it."
+        )
+
+
+async def _existing(kind: str, sent: dict[str, Any]) -> dict[str, Any] | None:
+    """The assistant a create names that is there already, when `if_exists: do_nothing` keeps it as it is."""
+    named = sent.get("assistant_id")
+    if kind != "create" or sent.get("if_exists") != "do_nothing" or not isinstance(named, str):
+        return None
+    return await _assistant(named)
 
 
 async def _assistant(assistant_id: str) -> dict[str, Any] | None:
@@ -189,14 +215,21 @@ async def _assistant(assistant_id: str) -> dict[str, Any] | None:
 
 
 async def _version(assistant_id: str, version: object) -> dict[str, Any] | None:
+    """The assistant's version `version` (a JSON integer, `2` or `2.0`), or None when it has none.
+
+    Raises:
+        ResumeRefused: 422 for anything else, which is never passed on unchecked.
+    """
+    if isinstance(version, float) and version.is_integer():
+        version = int(version)
     if isinstance(version, bool) or not isinstance(version, int):
-        return None
+        raise ResumeRefused(422, f"version must be a whole number (got {str(version)[:40]!r}).")
     with as_server():
         versions = await get_client().assistants.get_versions(assistant_id, limit=1000)
     return next((dict(v) for v in versions if v.get("version") == version), None)
 
 
-async def _caller(scope: Scope) -> User | None:
+async def caller_of(scope: Scope) -> User | None:
     """Who sends a change; None for a token no one has.
 
     Raises:
@@ -218,6 +251,7 @@ async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, 
     found: list[str],
     refusal: str | None,
 ) -> None:
+    decision = {"set_version": "set_assistant_version", "keep": "create_existing_assistant"}
     record = AuditRecord(
         thread_id=trail_of(assistant_id) if assistant_id != REFUSED_CREATES else REFUSED_CREATES,
         interrupt_id="",
@@ -225,8 +259,8 @@ async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, 
         agent=graph_id,
         tool="assistant",
         requested_args=settings,
-        decision=f"{kind}_assistant" if kind != "set_version" else "set_assistant_version",
-        final_args=None if refusal else settings,
+        decision=decision.get(kind, f"{kind}_assistant"),
+        final_args=None if refusal or kind == "keep" else settings,
         message="; ".join(found) or "no policy change",
         reviewer=user.identity,
         roles=user.roles,

@@ -2,7 +2,7 @@
 
 Called by `server.coordination.watcher` for every pending interrupt on every pass. Each channel acts once
 per interrupt and event, fenced by the watcher's lease (`Lease.act_once`, key
-`channel:<channel>:<interrupt>:<event>` in the business database), so replicas and restarts
+`channel:<channel>:<interrupt>:<event>` in the layer's own store), so replicas and restarts
 never post twice; its notices are recorded with the act and delivered at least once, in the
 background, each with a stable id the receiver dedupes on (`server.coordination.outbox`).
 """

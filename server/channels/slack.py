@@ -28,8 +28,8 @@ from server.channels.slack_message import APPROVE, REJECT
 from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
 from server.coordination.pending_index import INDEX
-from server.coordination.watcher import expiry_answer
 from server.decisions.pending import Pending
+from server.decisions.withdrawals import rejection
 from server.identity.access import as_server, is_not_found
 from server.identity.users import User, directory
 from server.insight import metrics
@@ -150,7 +150,7 @@ async def _audit_refusal(press: Press, user: User, why: str) -> None:
 def _answer(pending: Pending, decision: str, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
     """The resume answer to `pending` for an Approve or Reject press, or None if the shape allows none."""
     if decision == REJECT:
-        return expiry_answer(pending, reason)
+        return rejection(pending, reason)
     value = pending.value if isinstance(pending.value, dict) else {}
     if isinstance(value.get("action_requests"), list):
         return {"decisions": [{"type": APPROVE} for _ in value["action_requests"]]}

@@ -3,7 +3,7 @@
 Slack signs every interactivity request: `v0=` + HMAC-SHA256 of `v0:{timestamp}:{raw body}` with
 the app's signing secret (`HITL_SLACK_SIGNING_SECRET`). A request is accepted when the signature
 matches (constant-time compare), its timestamp is at most `MAX_AGE_SECONDS` from now, and it was
-not accepted before: the last is a row in the shared business database (`approval_claims`, key
+not accepted before: the last is a row in the layer's shared store (`approval_claims`, key
 `slack-request:<digest>`), so a replay is refused by every replica. Not for who may decide.
 """
 
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.runtime import storage
-from server.runtime.storage import approval_claims
+from server.ledger import storage
+from server.ledger.storage import approval_claims
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

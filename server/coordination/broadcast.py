@@ -2,10 +2,10 @@
 
 Each process keeps its own `server.coordination.pending_index.INDEX`; what one process learns on its request
 path (a run let through on a thread, an escalation the watcher recorded) is sent on the
-`CHANNEL` of the business database, and every other process applies it to its own index at
+`CHANNEL` of the layer's own store, and every other process applies it to its own index at
 once, so a pause on replica A is listed by B on its next read, not on its next watcher pass.
 Nothing is lost when a notice is: each watcher pass still reads the threads changed meanwhile.
-Off (marks stay local) when the business database is not PostgreSQL: one process, one index.
+Off (marks stay local) when that store is not PostgreSQL: one process, one index.
 Not for claims or leases, which are rows (`server.coordination.claims`, `server.coordination.leadership`).
 """
 
@@ -132,8 +132,8 @@ def _batches(items: list[dict[str, Any]]) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def shared(index: PendingIndex) -> AsyncIterator[Broadcast | None]:
-    """Share `index` with the other processes on the business database while the server runs."""
-    url = conninfo(get_settings().resolved_database_url)
+    """Share `index` with the other processes on the layer's own store while the server runs."""
+    url = conninfo(get_settings().resolved_hitl_database_url)
     if url is None:
         yield None
         return

@@ -1,6 +1,6 @@
 """Claims on interrupts, so two answers to one approval give one outcome, on any replica.
 
-A claim is a row in the shared business database (`hitl_decided_interrupts`): the interrupt
+A claim is a row in the layer's shared store (`hitl_decided_interrupts`): the interrupt
 and the accepted decision that answers it. It is inserted in the same transaction that
 records the decision (`server.decisions.store.accept`), all or nothing for an answer to several
 interrupts, so it never outlives a decision that was not recorded (a replica that dies
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.runtime.storage import decided_interrupts
+from server.ledger.storage import decided_interrupts
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

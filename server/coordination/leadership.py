@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import case, delete, exists, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.runtime import storage
-from server.runtime.storage import leases, watcher_acts
+from server.ledger import storage
+from server.ledger.storage import leases, watcher_acts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,7 +46,7 @@ class Lease:
     ) -> None:
         """Lease `name` for `seconds` at a time, as `holder` (this process by default).
 
-        `engine` is the business database's by default, opened on the first `hold`.
+        `engine` is the layer's own store by default, opened on the first `hold`.
         """
         self.name = name
         self.seconds = seconds

@@ -30,8 +30,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from server.channels import delivery
 from server.http import outgoing
 from server.insight import metrics
-from server.runtime import storage
-from server.runtime.storage import notice_outbox
+from server.ledger import storage
+from server.ledger.storage import notice_outbox
 
 if TYPE_CHECKING:
     from collections.abc import Callable

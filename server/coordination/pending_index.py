@@ -7,7 +7,7 @@ The inbox and the watcher read from it. Three ways keep it current:
   (one `threads.search(ids=...)`) and keeps re-reading a mark until its thread has settled
   (not busy, and updated since the mark).
 - **Shared marks** (`server.coordination.broadcast`): the marks and escalations of the other replicas,
-  sent over the business database as they are made.
+  sent over the layer's own store as they are made.
 - **Changes** (each watcher pass). The threads updated since the last pass, newest first:
   what other processes (replicas, crons) changed shows up within `HITL_WATCH_INTERVAL`.
 - **A full re-read** (a watcher pass at most every `FULL_EVERY_SECONDS`, and the first look).

@@ -7,7 +7,9 @@ is on it (left alone); interrupts no longer waiting mean the decision was applie
 still waiting means its run never came (its replica died, the database or Redis blinked) or
 failed, so the decision is sent again as its decider sent it, through the same admission
 (`server.admission.runs.admit_run_as`: the re-send becomes the run that applies it, with the same
-receipts), and the server starts that run. After `MAX_ATTEMPTS` it is given up: audited, and
+receipts), and the server starts that run. The decider is whom the decision's signed receipts
+name (`server.decisions.provenance`), never the row's word: a row they do not stand behind is
+refused, never applied. After `MAX_ATTEMPTS` it is given up: audited, and
 its interrupts answerable again. The tool's idempotency by tool call id stays the last guard.
 """
 
@@ -18,20 +20,18 @@ import copy
 import logging
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth
 
-from hitl.contracts.records import AuditRecord
 from server.admission.runs import admit_run_as
 from server.coordination import run_starts
 from server.coordination.pending_index import INDEX
-from server.decisions import store
+from server.decisions import provenance, store
 from server.decisions.decision import IDEMPOTENCY_HEADER
 from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
-from server.identity.users import User
+from server.records import audit
 from server.runtime.checkpointer import shared_runtime
 
 if TYPE_CHECKING:
@@ -102,7 +102,16 @@ async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bo
 
 
 async def _send_again(client: LangGraphClient, decision: Decision) -> int:
-    """Send the decision again as its decider did; the server starts the run admission prepared."""
+    """Send the decision again as its decider did, whom its signatures name; the server starts the run.
+
+    A decision its signatures do not stand behind is refused (`store.refuse`), never sent.
+    """
+    try:
+        decider = (await asyncio.to_thread(provenance.vouch, decision)).user
+    except provenance.UnvouchedError as unvouched:
+        await asyncio.to_thread(store.refuse, decision, str(unvouched))
+        INDEX.mark(decision.thread_id)
+        return 0
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
         configurable[IDEMPOTENCY_HEADER] = decision.idempotency_key
@@ -115,7 +124,7 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
         "kwargs": {"command": copy.deepcopy(decision.sent), "config": {"configurable": configurable}},
     }
     try:
-        await admit_run_as(User(identity=decision.reviewer, role=decision.role), value)  # type: ignore[arg-type]
+        await admit_run_as(decider, value)  # type: ignore[arg-type]
     except Auth.exceptions.HTTPException as refusal:
         logger.info("reconciler: decision %s not sent again now: %s", decision.decision_id, refusal.detail)
         return 0
@@ -144,22 +153,8 @@ async def _assistant_of(client: LangGraphClient, thread_id: str) -> str:
 async def _give_up(decision: Decision, why: str) -> None:
     """Mark the decision failed, audited; its interrupts may be answered again."""
     logger.error("reconciler: giving up decision %s (%s): %s", decision.decision_id, decision.describe(), why)
-    first: dict[str, Any] = dict(decision.receipts[0]) if decision.receipts else {}
-    record = AuditRecord(
-        thread_id=decision.thread_id,
-        interrupt_id=",".join(decision.interrupt_ids),
-        tool_call_id=str(first.get("tool_call_id", "")),
-        agent=str(first.get("agent", "")),
-        tool=", ".join(str(r.get("tool")) for r in decision.receipts),
-        requested_args={},
-        decision="not_applied",
-        final_args=None,
-        message=f"{decision.describe()} was not applied: {why}; the approval may be answered again.",
-        reviewer="system",
-        roles=[],
-        decided_at=datetime.now(UTC).isoformat(),
-        outcome="failed",
-    )
+    message = f"{decision.describe()} was not applied: {why}; the approval may be answered again."
+    record = audit.not_applied(decision.thread_id, decision.interrupt_ids, decision.receipts, message)
     await asyncio.to_thread(store.give_up, decision, record)
     INDEX.mark(decision.thread_id)
 

@@ -3,7 +3,7 @@
 `server.http.auth` admits a run only on a thread that is not busy, and in one process it keeps the
 threads it is admitting in memory. Replicas do not share that memory: two of them could each
 see a thread idle and admit a run on it at once, and the engine would run both. So on a
-shared runtime the admission also claims the thread for its run id in the business database
+shared runtime the admission also claims the thread for its run id in the layer's store
 (`approval_claims`, key `run-start:<thread>`). A later run takes the claim over once the
 run holding it has finished, or never appeared within `START_HOLD_SECONDS`.
 Not for answers to approvals (`server.coordination.claims`, by interrupt id).
@@ -20,8 +20,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from server.decisions.pending import ResumeRefused
 from server.identity.access import is_not_found
-from server.runtime import storage
-from server.runtime.storage import approval_claims
+from server.ledger import storage
+from server.ledger.storage import approval_claims
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient

@@ -10,7 +10,7 @@ or answers it as the `system` actor through `server.decisions.pipeline.decide`, 
 claimed and audited path a person's answer takes. A deadline that passed while the server
 was down is handled on the first pass after start. Escalations and the graph a thread resumes
 with are server records (`server.records.threads`), never thread metadata; each notice and escalation
-is done once, fenced by the lease (`Lease.act_once` in the business database);
+is done once, fenced by the lease (`Lease.act_once` in the layer's own store);
 one thread that cannot be handled is logged and skipped, never the end of the pass.
 Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts; every
 process still refreshes its own inbox index each pass.
@@ -34,6 +34,7 @@ from server.coordination import inbox, outbox, reconciler
 from server.coordination.leadership import Lease
 from server.coordination.pending_index import INDEX
 from server.decisions import pipeline
+from server.decisions.withdrawals import rejection
 from server.identity.access import as_server
 from server.identity.users import SYSTEM_ACTOR, User
 from server.insight import metrics
@@ -57,23 +58,6 @@ ESCALATED = "escalated:"
 """Prefixes of the leader's once-only acts (`Lease.act_once`): a notice per interrupt and event."""
 ACTS_KEPT_SECONDS = 90 * 24 * 3600.0
 FORGET_EVERY_SECONDS = 3600.0
-
-
-def expiry_answer(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
-    """The answer that rejects `pending`, or None when its shape allows no rejection."""
-    value = pending.value if isinstance(pending.value, dict) else {}
-    if isinstance(value.get("action_requests"), list):
-        configs = value.get("review_configs") or []
-        if not all("reject" in c.get("allowed_decisions", []) for c in configs):
-            return None
-        return {"decisions": [{"type": "reject", "message": reason} for _ in value["action_requests"]]}
-    if value.get("type") == "tool_approval":
-        return (
-            {"type": "reject", "message": reason} if "reject" in value.get("allowed_decisions", []) else None
-        )
-    if value.get("type") == "approval_request":
-        return {"approved": False, "reason": reason}
-    return None
 
 
 class Watcher:
@@ -196,7 +180,7 @@ class Watcher:
             return
         deadline = _deadline(pending, escalation)
         reason = f"Expired: nobody decided before {deadline:%Y-%m-%d %H:%M:%S %Z}."
-        answer = expiry_answer(pending, reason)
+        answer = rejection(pending, reason)
         if answer is None:
             return
         graph_id = await threads.graph_of(client, thread_id)

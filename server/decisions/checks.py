@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 
 from server.decisions import answer_schemas
-from server.decisions.edits import EditPolicy, authorise_edit, coerce_edits, edits_of, no_nul
+from server.decisions.edits import EditPolicy, authorise_edit, coerce_edits, edits_of, no_loose_text, no_nul
 from server.decisions.pending import Accepted, Pending, ResumeRefused
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
         no_nul(item.answer)
         coerce_edits(item)
         _validate(item)
+        no_loose_text(item)
     for item in answers:
         _not_self_approved(item, user)
         _not_approved_twice(item, user)

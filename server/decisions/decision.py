@@ -96,7 +96,7 @@ class Request:
 
 @dataclass(frozen=True)
 class Decision:
-    """An accepted decision as stored."""
+    """An accepted decision as stored: a row's word, which only `provenance.vouch` turns into a decider."""
 
     decision_id: str
     thread_id: str
@@ -114,6 +114,8 @@ class Decision:
     accepted_at: float
     tried_at: float
     interrupt_ids: list[str] = field(default_factory=list)
+    seal: str | None = None
+    """The server's seal over the answer, the command and the claims (`server.decisions.provenance`)."""
 
     @classmethod
     def of(cls, row: Row[Any], interrupt_ids: list[str]) -> Decision:
@@ -135,15 +137,18 @@ class Decision:
             accepted_at=float(row.accepted_at),
             tried_at=float(row.tried_at),
             interrupt_ids=sorted(interrupt_ids),
+            seal=getattr(row, "seal", None),
         )
 
-    def sent_again_by(self, request: Request) -> bool:
-        """Whether `request` is this decision sent again: same person, same answer (or same Idempotency-Key).
+    def sent_again_by(self, request: Request, decider: str) -> bool:
+        """Whether `request` is this decision sent again: by `decider`, same answer (or Idempotency-Key).
+
+        `decider` is whom the decision's signed receipts name (`provenance.vouch`), not the row's word.
 
         Raises:
             ResumeRefused: 422 when the same person's Idempotency-Key names another answer.
         """
-        if request.reviewer != self.reviewer:
+        if request.reviewer != decider:
             return False
         if request.idempotency_key and request.idempotency_key == self.idempotency_key:
             if request.answer_sha256 != self.answer_sha256:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts import answers
-from hitl.contracts.edits import coerce_text_args, nul_free
+from hitl.contracts.edits import CANONICAL, coerce_text_args, nul_free, typed_text
 from server.decisions.pending import Accepted, ResumeRefused
 
 if TYPE_CHECKING:
@@ -39,6 +39,22 @@ def coerce_edits(item: Accepted) -> None:
             edited = decision.get(key)
             if isinstance(edited, dict) and isinstance(edited.get("args"), dict):
                 edited["args"] = coerce_text_args(edited["args"], tool)
+
+
+def no_loose_text(item: Accepted) -> None:
+    """Refuse (422) an edit that still holds text where its tool takes a number or a boolean.
+
+    Run after the schema check, which refuses text that reads as no number at all ("ten"), and
+    would have read `"300 "` or `"3e2"` as 300.
+    """
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    for action, decision in _edit_pairs(item):
+        tool = answers.tool_of(str(action.get("agent") or value.get("agent")), str(action.get("name")))
+        args = decision["edited_action"]["args"]
+        if loose := typed_text(args, tool):
+            got = str(args[loose[0]])[:40]
+            msg = f"Edit of {action.get('name')}: {loose[0]} must be {CANONICAL} (got {got!r})."
+            raise ResumeRefused(422, msg)
 
 
 def no_nul(answer: object) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from hitl.settings import get_settings
 from server.admission import overrides
-from server.decisions import allowances, store
+from server.decisions import allowances, provenance, store
 from server.decisions.checks import check_resume
 from server.decisions.decision import Replayed, Request, targets
 from server.decisions.edits import edit_policy
@@ -31,6 +31,7 @@ from server.records import audit
 
 if TYPE_CHECKING:
     from hitl.contracts.records import ApprovalReceipt
+    from server.decisions.decision import Decision
     from server.identity.users import User
 
 
@@ -110,7 +111,7 @@ async def _sent_again(
         partial(store.holding, thread_id=request.thread_id),
         targets(command.get("resume"), pending),
     )
-    mine = [d for d in found if d.sent_again_by(request)]
+    mine = [d for d, decider in await _vouched(found) if d.sent_again_by(request, decider)]
     if not mine and not pending:  # a bare answer after its interrupt was applied
         latest = await asyncio.to_thread(store.latest_of, request)
         mine = [latest] if latest is not None and latest.state != "failed" else []
@@ -129,6 +130,22 @@ async def _sent_again(
         raise Replayed(409, msg)
     _apply(command, decision.command)
     return decision.receipts
+
+
+async def _vouched(found: list[Decision]) -> list[tuple[Decision, str]]:
+    """Each decision with the decider its signatures name; one they do not stand behind is refused.
+
+    Refusing it releases its claims, so an answer it blocked is checked as a new one.
+    """
+    kept = []
+    for decision in found:
+        try:
+            voucher = await asyncio.to_thread(provenance.vouch, decision)
+        except provenance.UnvouchedError as unvouched:
+            await asyncio.to_thread(store.refuse, decision, str(unvouched))
+            continue
+        kept.append((decision, voucher.user.identity))
+    return kept
 
 
 def _apply(command: dict[str, Any], accepted: dict[str, Any]) -> None:

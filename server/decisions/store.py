@@ -1,9 +1,11 @@
 """Accepted decisions: recorded in one transaction with their claim, receipts and audit records.
 
-`accept` locks the thread's audit head, claims the answered interrupts (`server.coordination.claims`), signs
-the receipts after that head, appends their records and stores the decision with the command
-that applies it, or does none of it. From then on the decision is a promise: the run that
-carries it, a re-send of the same answer (`replayable`, `take_over`) or the reconciler
+One concept, a decision's row from its acceptance to its end (taken over, settled, given up,
+refused, forgotten), so long. `accept` locks the thread's audit head, claims the answered
+interrupts (`server.coordination.claims`), signs the receipts after that head, appends their
+records and stores the decision with the command that applies it, sealed
+(`server.decisions.provenance`), or does none of it. From then on the decision is a promise: the
+run that carries it, a re-send of the same answer (`take_over`) or the reconciler
 (`server.coordination.reconciler`) applies it, and nobody can decide those interrupts again.
 Blocking (the database): `pipeline` calls it off the event loop. Not for what a decision is
 (`decision`), checking an answer (`checks`) or running it (the engine).
@@ -12,6 +14,7 @@ Blocking (the database): `pipeline` calls it off the event loop. Not for what a 
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -23,17 +26,21 @@ from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
 from server.coordination import claims
 from server.decisions.decision import GRACE_SECONDS, Decision, Replayed, Request
 from server.decisions.pending import ResumeRefused
+from server.decisions.provenance import seal_of
 from server.insight import metrics
+from server.ledger import storage
+from server.ledger.storage import decided_interrupts, decisions
 from server.records import audit, trail
 from server.records.receipts import sign
-from server.runtime import storage
-from server.runtime.storage import decided_interrupts, decisions
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, Row
 
     from hitl.contracts.records import Allowance, ApprovalReceipt, AuditRecord
     from hitl.policy.overrides import PolicyCatalog
+
+
+logger = logging.getLogger(__name__)
 
 
 class _Held(Exception):  # noqa: N818  (a control-flow signal inside `accept`)
@@ -107,6 +114,7 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
         accepted = _with_receipts(command, request.thread_id, signed, allowed or [])
         _append(conn, head, [*audit.as_records(request.thread_id, signed), *(recorded_too or [])])
         now = time.time()
+        sent, applied, kept = (json.dumps(v, default=str) for v in (request.sent, accepted, signed))
         conn.execute(
             decisions.insert().values(
                 decision_id=decision_id,
@@ -115,9 +123,17 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
                 role=request.role,
                 answer_sha256=request.answer_sha256,
                 idempotency_key=request.idempotency_key,
-                sent=json.dumps(request.sent, default=str),
-                command=json.dumps(accepted, default=str),
-                receipts=json.dumps(signed, default=str),
+                sent=sent,
+                command=applied,
+                receipts=kept,
+                seal=seal_of(  # over the JSON as stored, read back as `Decision.of` reads it
+                    decision_id,
+                    request.thread_id,
+                    interrupt_ids,
+                    json.loads(sent),
+                    json.loads(applied),
+                    json.loads(kept),
+                ),
                 assistant_id=request.assistant_id,
                 run_id=request.run_id,
                 state="accepted",
@@ -135,7 +151,9 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
     if isinstance(outcome, Decision):
         return outcome
     holder = stored(outcome, engine=database)
-    if holder is not None and holder.sent_again_by(request):
+    if holder is not None and holder.sent_again_by(
+        request, holder.reviewer
+    ):  # its words only: a 409 either way
         raise Replayed(409, f"This answer was already accepted ({holder.describe()}); it is being applied.")
     who = holder.reviewer if holder is not None else "someone else"
     raise ResumeRefused(409, f"This approval was already answered by {who}; it is being applied.")
@@ -257,12 +275,40 @@ def settle(decision_id: str, state: str, *, engine: Engine | None = None) -> Non
 
 def give_up(decision: Decision, record: AuditRecord, *, engine: Engine | None = None) -> None:
     """Mark the decision `failed`, release its claims (its interrupts may be answered again) and audit it."""
+    _close(decision, record, "failed", ("accepted",), engine)
+
+
+def refuse(decision: Decision, why: str, *, engine: Engine | None = None) -> None:
+    """Refuse a stored decision its signatures do not stand behind (`provenance.vouch`): never applied.
+
+    Marked `refused` whatever its state, its claims released (its interrupts answerable again),
+    audited on the thread's trail, counted (`hitl_decisions_unverified_total`) and logged as an error.
+    """
+    logger.error(
+        "decision %s on thread %s does not verify and is not applied: %s (its row names %s, %s)",
+        decision.decision_id,
+        decision.thread_id,
+        why,
+        decision.reviewer,
+        decision.role,
+    )
+    metrics.UNVERIFIED.inc()
+    message = f"decision {decision.decision_id} was refused: {why}; the approval may be answered again."
+    record = audit.not_applied(
+        decision.thread_id, decision.interrupt_ids, [], message, refusal=f"does not verify: {why}"
+    )
+    _close(decision, record, "refused", ("accepted", "applied", "failed"), engine)
+
+
+def _close(
+    decision: Decision, record: AuditRecord, state: str, states: tuple[str, ...], engine: Engine | None
+) -> None:
     with _database(engine).begin() as conn:
         head = trail.lock_head(conn, decision.thread_id)
         done = conn.execute(
             update(decisions)
-            .where(decisions.c.decision_id == decision.decision_id, decisions.c.state == "accepted")
-            .values(state="failed")
+            .where(decisions.c.decision_id == decision.decision_id, decisions.c.state.in_(states))
+            .values(state=state)
         )
         if done.rowcount == 1:
             claims.release(conn, decision.decision_id)

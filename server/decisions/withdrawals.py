@@ -1,32 +1,156 @@
-"""Approvals a supervisor's state write took away: recorded as decisions `withdrawn`, with signed receipts.
+"""Approvals taken back: recorded as decisions `withdrawn`, with signed receipts.
 
-A direct state write (`POST /threads/{id}/state`) makes a new checkpoint, and the approvals
-that waited on the old one wait no more: the pending refund disappeared with only a
-`state_write` on record. Each approval that waited before an accepted write and not after
-it gets a receipt per call (decision `withdrawn`, by whom, why), signed like every decision
-(`server.records.receipts`), in the thread's audit chain. Not for runs: a run cannot start while an
-approval waits unless it answers it (`server.http.auth`).
+Two ways. `POST /threads/{id}/withdraw` (`withdraw`): the thread's owner, or a supervisor, takes
+back every approval the thread waits on, with a reason; each is answered with a rejection that
+tells the agent so (`rejection`, the answer the watcher's expiries give too), accepted like a
+decision (claimed, signed, audited, applied by its run or the reconciler), and the thread goes
+on; then it may be deleted (`server.admission.deletions`). And a supervisor's direct state write
+(`POST /threads/{id}/state`), which makes a new checkpoint on which the approvals of the old one
+wait no more (`record`). Either way each call gets a receipt (decision `withdrawn`, by whom,
+why), signed like every decision (`server.records.receipts`), in the thread's audit chain.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
+from pydantic import TypeAdapter, ValidationError
+from starlette.responses import JSONResponse
 
+from hitl.contracts.forms import answer_of
 from hitl.contracts.records import ApprovalReceipt
 from server.admission.overrides import catalog_of
+from server.coordination.pending_index import INDEX
 from server.decisions import store
-from server.identity.access import as_server
-from server.records import threads
+from server.decisions.decision import Request
+from server.decisions.pending import Pending, ResumeRefused
+from server.identity.access import as_server, visible_thread
+from server.identity.users import request_user
+from server.insight import metrics
+from server.records import audit, threads
 
 if TYPE_CHECKING:
-    from server.decisions.pending import Pending
+    from starlette.requests import Request as HttpRequest
+
     from server.identity.users import User
 
 DECISION = "withdrawn"
+MAX_REASON_CHARS = 500
+
+
+def rejection(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
+    """The answer that turns `pending` down with `reason`, or None when its shape allows none.
+
+    A call is rejected where it allows that, else answered in the tool's place (`respond`, a
+    question only a person answers); a sign-off is refused; a form is cancelled when its answer
+    model takes `{"decision": "cancel"}` (its own defaults for the rest).
+    """
+    value = pending.value if isinstance(pending.value, dict) else {}
+    if isinstance(value.get("action_requests"), list):
+        configs = value.get("review_configs") or []
+        answers = [_turned_down(c.get("allowed_decisions"), reason) for c in configs]
+        if len(answers) != len(value["action_requests"]) or None in answers:
+            return None
+        return {"decisions": answers}
+    if value.get("type") == "tool_approval":
+        return _turned_down(value.get("allowed_decisions"), reason)
+    if value.get("type") == "approval_request":
+        return {"approved": False, "reason": reason}
+    if value.get("type") == "form":
+        return _cancelled(value.get("form"))
+    return None
+
+
+def _turned_down(allowed: object, reason: str) -> dict[str, Any] | None:
+    kinds = allowed if isinstance(allowed, list) else []
+    for kind in ("reject", "respond"):
+        if kind in kinds:
+            return {"type": kind, "message": reason}
+    return None
+
+
+def _cancelled(form: object) -> dict[str, Any] | None:
+    model = answer_of(form)
+    cancel = {"decision": "cancel"}
+    if model is None:
+        return None
+    try:
+        TypeAdapter(model).validate_python(cancel)
+    except ValidationError:
+        return None
+    return cancel
+
+
+async def withdraw(request: HttpRequest) -> JSONResponse:
+    """POST /threads/{thread_id}/withdraw `{"reason": "..."}`: take back every approval the thread waits on.
+
+    The thread's owner or a supervisor; 404 for a thread the caller cannot see, 403 for anyone
+    else, 409 when nothing waits, a run is on the thread or an approval allows no rejection.
+    """
+    user, thread_id = request_user(request), request.path_params["thread_id"]
+    try:
+        body = json.loads(await request.body() or b"{}")
+    except ValueError:
+        body = None
+    reason = body.get("reason", "") if isinstance(body, dict) and not set(body) - {"reason"} else None
+    if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS:
+        detail = f'Send {{}} or {{"reason": "..."}} (text of at most {MAX_REASON_CHARS} characters).'
+        return JSONResponse({"detail": detail}, status_code=422)
+    thread = await visible_thread(thread_id, user)
+    if thread is None:
+        return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
+    try:
+        withdrawn = await withdraw_on(thread, user, reason.strip())
+    except ResumeRefused as refusal:
+        return JSONResponse({"detail": refusal.message}, status_code=refusal.status)
+    return JSONResponse({"withdrawn": withdrawn})
+
+
+async def withdraw_on(thread: dict[str, Any], user: User, reason: str) -> list[ApprovalReceipt]:
+    """Withdraw every approval `thread` waits on, as `user`; the signed receipts.
+
+    Raises:
+        ResumeRefused: 403 not the owner nor a supervisor; 409 nothing to withdraw, a run on the
+            thread, an approval that allows no rejection, or one answered meanwhile.
+    """
+    thread_id, owner = str(thread["thread_id"]), (thread.get("metadata") or {}).get("owner")
+    if owner != user.identity and user.role != "supervisor":
+        raise ResumeRefused(403, "Only the thread's owner or a supervisor may withdraw its approvals.")
+    client = get_client()
+    with as_server():
+        pending = Pending.from_state(dict(await client.threads.get_state(thread_id)))
+        graph_id = await threads.graph_of(client, thread_id)
+    if thread.get("status") == "busy" or not pending or graph_id is None:
+        raise ResumeRefused(409, f"Thread {thread_id} waits for no approval now (or a run is on it).")
+    why = f"Withdrawn by {user.identity}" + (f": {reason}" if reason else ".")
+    answers = {p.id: rejection(p, why) for p in pending}
+    if kept := [p.subject for p in pending if answers[p.id] is None]:
+        msg = f"{', '.join(kept)} cannot be withdrawn: it takes no rejection nor cancel; answer it instead."
+        raise ResumeRefused(409, msg)
+    command: dict[str, Any] = {"resume": answers}
+    now = datetime.now(UTC).isoformat()
+    receipts = [r for p in pending for r in receipts_of(p, user, why, now)]
+    catalog = await catalog_of(graph_id)
+    decision = await asyncio.to_thread(
+        store.accept,
+        Request.of(thread_id, user, command, None),
+        command,
+        list(answers),
+        receipts,
+        catalog=catalog,
+    )
+    with as_server():
+        # The assistant of the thread's last run (server-written metadata; runs keep the recorded graph),
+        # so the thread stays with the assistant it was asked through.
+        assistant_id = (thread.get("metadata") or {}).get("assistant_id") or graph_id
+        await client.runs.create(thread_id, assistant_id, command=decision.command)  # type: ignore[call-overload]
+    INDEX.mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
+    metrics.observe(audit.as_records(thread_id, decision.receipts))
+    return decision.receipts
 
 
 async def record(

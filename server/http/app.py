@@ -1,6 +1,7 @@
 """The custom HTTP app the server mounts (`http.app` in `langgraph.json`).
 
-Its lifespan refuses to start with published dev tokens outside dev mode, sends the graphs' own
+Its lifespan refuses to start with published dev tokens outside dev mode or with the layer's store in
+the business connection's reach (moving an older release's records out first), sends the graphs' own
 audit records to the server's trail, recovers the dev server after a crash and starts the
 watcher (notices, deadlines, the reconciler); its routes
 (`server.http.routes`) serve the audit trail, the inbox and the web app. Its middleware,
@@ -25,6 +26,7 @@ from hitl.settings import get_settings
 from server.admission.assistants import ROUTES as ASSISTANT_ROUTES
 from server.admission.assistants import AssistantChangeCheck
 from server.admission.bodies import ClientErrors
+from server.admission.deletions import AssistantDeletionCheck
 from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
@@ -36,6 +38,8 @@ from server.http.routes import ROUTES
 from server.identity.tokens import check_configuration, token_of
 from server.identity.users import is_dev_token, is_loopback
 from server.insight import heap_probe
+from server.ledger import move
+from server.ledger.apart import check_store_apart
 from server.records import audit
 from server.runtime import engine_compat, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
@@ -149,7 +153,9 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     check_configuration()  # a malformed HITL_USERS or HITL_OIDC_*, or dev tokens out of dev mode, stop it
     await asyncio.to_thread(check_start_up)  # shared settings on a replica; its PostgreSQL databases answer
     audit.keep_graph_records()
-    await recover_after_crash()
+    await recover_after_crash()  # first: it holds the run queue from the first instant
+    await asyncio.to_thread(move.move_out)  # an older release's records, out of the business database
+    await asyncio.to_thread(check_store_apart)
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
     frozen = startup_heap.freeze()  # the graphs are loaded: langgraph-api's lifespan runs before this one
     logger.info("startup heap: %d objects frozen out of full garbage collections", frozen)
@@ -172,5 +178,6 @@ app = Starlette(
         Middleware(ClientErrors),
         Middleware(StateWriteCheck),
         Middleware(AssistantChangeCheck),
+        Middleware(AssistantDeletionCheck),
     ],
 )

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from server.admission import allowlist
+from server.admission.deletions import check_thread_deletion
 from server.admission.owners import owned_by, person
 from server.admission.runs import admit_run_as, mark, refuse
 from server.decisions.pending import ResumeRefused
@@ -115,9 +116,19 @@ async def on_thread_update(
 async def on_thread_delete(
     ctx: Auth.types.AuthContext, value: Auth.types.ThreadsDelete
 ) -> Auth.types.FilterType | None:
-    """Owners delete their own threads (others' are 404, whatever they hold); supervisors any."""
+    """Owners delete their own threads (others' are 404, whatever they hold); supervisors any.
+
+    A thread holding a pending approval is not deleted (409 until it is withdrawn), and each
+    deletion is recorded in the thread's trail (`server.admission.deletions`); a prune (`thread_ids`)
+    is one check for all its threads.
+    """
     mark(value.get("thread_id"))
-    if is_server() or caller(ctx).role == "supervisor":
+    if is_server():
+        return None
+    many = dict(value).get("thread_ids")  # POST /threads/prune sends a list
+    ids = [str(t) for t in many] if isinstance(many, list) else [str(value.get("thread_id"))]
+    await check_thread_deletion(caller(ctx), ids, "pruned" if isinstance(many, list) else "deleted")
+    if caller(ctx).role == "supervisor":
         return None
     return {"owner": ctx.user.identity}
 

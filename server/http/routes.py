@@ -17,8 +17,8 @@ from starlette.staticfiles import StaticFiles
 from hitl.contracts.published_schema import ANSWER_SCHEMAS
 from hitl.settings import get_settings
 from server.coordination import inbox
-from server.decisions import allowances, answer_schemas
-from server.identity.access import as_server, visible_thread
+from server.decisions import allowances, answer_schemas, withdrawals
+from server.identity.access import as_server
 from server.identity.users import directory, is_loopback, request_user
 from server.insight import observability
 from server.records import audit, receipts
@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 
 async def audit_trail(request: Request) -> JSONResponse:
-    """GET /audit/{thread_id}: every decision and refused attempt, oldest first."""
+    """GET /audit/{thread_id}: every decision and refused attempt, oldest first (staff: also once deleted)."""
     thread_id = request.path_params["thread_id"]
-    if await visible_thread(thread_id, request_user(request)) is None:
+    if not await audit.readable(thread_id, request_user(request)):
         return JSONResponse({"detail": f"Thread {thread_id} not found."}, status_code=404)
     records, head = await audit.trail_with_head(thread_id)
     return JSONResponse({"records": records, "head": head})
@@ -62,6 +62,7 @@ ROUTES: list[BaseRoute] = [
     Route("/audit/{thread_id}/verification", audit_verification, methods=["GET"]),
     Route("/inbox", inbox_page, methods=["GET"]),
     Route("/threads/{thread_id}/allowances/revoke", allowances.revoke, methods=["POST"]),
+    Route("/threads/{thread_id}/withdraw", withdrawals.withdraw, methods=["POST"]),
     Route(ANSWER_SCHEMAS, answer_schemas.page, methods=["GET"]),
     *observability.ROUTES,
 ]

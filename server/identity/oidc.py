@@ -17,7 +17,7 @@ import jwt
 
 from hitl.settings import get_settings
 from server.identity.oidc_keys import ALGORITHMS, KeySet, check_url, public_key
-from server.identity.users import ROLES, SYSTEM_ACTOR, Role, TokenRefused, User, canonical
+from server.identity.users import ROLES, Role, TokenRefused, User, canonical, is_reserved
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -181,7 +181,7 @@ class OidcVerifier:
         if not isinstance(name, str) or not name.strip() or not name.isprintable():
             msg = f"This token's {self.config.name_claim!r} claim does not name a user."
             raise TokenRefused(msg)
-        if len(name) > MAX_NAME_LENGTH or name == SYSTEM_ACTOR:
+        if len(name) > MAX_NAME_LENGTH or is_reserved(name):  # `System`, full-width: the server's own actor
             msg = f"This token's {self.config.name_claim!r} claim ({name[:40]!r}…) cannot name a user here."
             raise TokenRefused(msg)
         return name

@@ -43,6 +43,11 @@ def looks_like(name: str) -> str:
     return skeleton_key(canonical(name))
 
 
+def is_reserved(name: str) -> bool:
+    """Whether `name` is the server's own actor however written: `SYSTEM`, full-width, or a look-alike."""
+    return looks_like(name) == looks_like(SYSTEM_ACTOR)
+
+
 def confusable(name: str) -> bool:
     """Whether `name` mixes writing systems (Latin `s` beside Cyrillic U+0455): a look-alike is refused."""
     return is_mixed_script(canonical(name))
@@ -97,6 +102,9 @@ class UserDirectory:
             role, _, token = rest.partition(":")
             if not (name and token) or role not in ROLES:
                 msg = f"HITL_USERS entry {raw.split(':')[0]!r} must be name:role:token with role in {ROLES}"
+                raise ValueError(msg)
+            if is_reserved(name):
+                msg = f"HITL_USERS names {name!r}, the server's own actor ({SYSTEM_ACTOR}): name another."
                 raise ValueError(msg)
             if seen.setdefault(looks_like(name), name) != name or confusable(name):
                 msg = (

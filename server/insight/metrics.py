@@ -78,6 +78,11 @@ REFUSED = Counter(
     ["status"],
     registry=REGISTRY,
 )
+UNVERIFIED = Counter(
+    "hitl_decisions_unverified",
+    "Stored decisions refused because their receipts, seal or trail do not verify (never applied).",
+    registry=REGISTRY,
+)
 SLACK_UNVERIFIED = Counter(
     "hitl_slack_unverified_requests",
     "Requests to the Slack actions route refused before reading them: forged, stale or replayed.",

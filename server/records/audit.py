@@ -3,7 +3,8 @@
 Records are built from the pending interrupt and the answer, so they hold what was asked
 (requested args) and what was decided (final args). Accepted ones also become the thread's
 `approval_receipts`, which clients use to show resolved cards after a reload. They are kept in
-the business database (`server.records.trail`), where appends to one thread queue on its head.
+the layer's own store (`server.records.trail`), where appends to one thread queue on its head.
+One concept, so one module however long: what a line of the trail says, for each kind of event.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts.records import ApprovalReceipt, Approvals, AuditRecord
 from hitl.proof import audit_chain
+from server.identity.access import visible_thread
 from server.insight import metrics
 from server.records import trail as trail_store
 
@@ -104,6 +106,34 @@ def system_event(thread_id: str, pending: Pending, decision: str, message: str) 
     )
 
 
+def not_applied(
+    thread_id: str,
+    interrupt_ids: list[str],
+    receipts: list[ApprovalReceipt],
+    message: str,
+    *,
+    refusal: str | None = None,
+) -> AuditRecord:
+    """A stored decision the server will not apply: its runs did not (`failed`), or it does not verify."""
+    first: Mapping[str, Any] = receipts[0] if receipts else {}
+    return AuditRecord(
+        thread_id=thread_id,
+        interrupt_id=",".join(interrupt_ids),
+        tool_call_id=str(first.get("tool_call_id", "")),
+        agent=str(first.get("agent", "")),
+        tool=", ".join(str(r.get("tool")) for r in receipts),
+        requested_args={},
+        decision="not_applied",
+        final_args=None,
+        message=message,
+        reviewer="system",
+        roles=[],
+        decided_at=datetime.now(UTC).isoformat(),
+        outcome="refused" if refusal else "failed",
+        **({"refusal": refusal} if refusal else {}),  # type: ignore[typeddict-item]
+    )
+
+
 def policy_change(  # noqa: PLR0913  (what changed, for whom, by whom, and the outcome)
     thread_id: str,
     agent: str,
@@ -187,6 +217,17 @@ async def write(records: list[AuditRecord]) -> None:
     """Append `records` to their threads' audit trails, each chained to the one before it (`trail`)."""
     await asyncio.to_thread(trail_store.write, records)
     metrics.observe(records)
+
+
+async def readable(thread_id: str, user: User) -> bool:
+    """Whether `user` may read `thread_id`'s trail: a thread they may see, or, for staff, one deleted since.
+
+    A deleted thread's trail stays (`server.admission.deletions` records the deletion in it);
+    its owner's right to it went with the thread's metadata, staff's did not.
+    """
+    if await visible_thread(thread_id, user) is not None:
+        return True
+    return user.is_staff and (await asyncio.to_thread(trail_store.head_of, thread_id)).seq > 0
 
 
 async def head_of(thread_id: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ from hitl.proof.policy_revision import revision
 from hitl.proof.receipt_keys import keyring
 from hitl.proof.signed_receipts import sign as sign_receipt
 from hitl.proof.verification import Evidence, verify
-from server.identity.access import as_server, visible_thread
+from server.identity.access import as_server, is_not_found
 from server.records import audit
 
 if TYPE_CHECKING:
@@ -61,9 +61,14 @@ async def jwks(_request: Request) -> JSONResponse:
 
 
 async def evidence(client: LangGraphClient, thread_id: str) -> Evidence:
-    """What verifying `thread_id` reads, as the server has it."""
-    with as_server():
-        state = await client.threads.get_state(thread_id)
+    """What verifying `thread_id` reads, as the server has it (a deleted thread: its trail alone)."""
+    try:
+        with as_server():
+            state = dict(await client.threads.get_state(thread_id))
+    except Exception as error:
+        if not is_not_found(error):
+            raise
+        state = {}
     values = state.get("values")
     receipts = trusted_receipts(
         values.get("approval_receipts") if isinstance(values, dict) else None, thread_id
@@ -81,7 +86,7 @@ async def evidence(client: LangGraphClient, thread_id: str) -> Evidence:
 async def verification(request: Request, user: User) -> JSONResponse:
     """GET /audit/{thread_id}/verification: each receipt's verdict and the trail's problems."""
     thread_id = request.path_params["thread_id"]
-    if await visible_thread(thread_id, user) is None:
+    if not await audit.readable(thread_id, user):
         return _not_found(thread_id)
     report: dict[str, Any] = verify(await evidence(get_client(), thread_id)).as_json()
     return JSONResponse(report)

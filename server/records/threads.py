@@ -23,8 +23,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from hitl.contracts.interrupts import Decider
 from server.identity.access import as_server
-from server.runtime import storage
-from server.runtime.storage import thread_graphs
+from server.ledger import storage
+from server.ledger.storage import thread_graphs
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping

@@ -1,4 +1,4 @@
-"""Where the audit trail is kept: rows in the business database, one chain per thread.
+"""Where the audit trail is kept: rows in the layer's own store, one chain per thread.
 
 Appending locks the thread's head row first (`SELECT ... FOR UPDATE` on PostgreSQL; on SQLite
 the first write takes the database's one write lock), reads the last hash, links the new
@@ -19,8 +19,8 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from hitl.proof import audit_chain
-from server.runtime import storage
-from server.runtime.storage import audit_heads, audit_records
+from server.ledger import storage
+from server.ledger.storage import audit_heads, audit_records
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

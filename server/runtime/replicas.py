@@ -3,9 +3,11 @@
 Each replica is `langhost serve` (the open `langgraph-runtime-pg` engine for the stock
 langgraph-api, from `.venv-replicas`) on its own loopback port, serving `langgraph.replicas.json`.
 They share one runtime database (threads, runs, checkpoints, Store, the run queue), one
-PostgreSQL business database (orders, refunds, claims, leases), one Redis, one workspace
-and one seal key, so any replica can answer any approval. The tests and the benchmarks start
-their replica sets here too. Not for production, where `deploy/` runs the same topology.
+PostgreSQL business database (orders, refunds), the approval layer's own database (decisions,
+receipts, the trail, claims, leases), one Redis, one workspace and one seal key, so any replica can
+answer any approval. The business data has a role of its own, which may not connect to the other
+two databases (the grants `deploy/` makes too). The tests and the benchmarks start their replica
+sets here too. Not for production, where `deploy/` runs the same topology.
 """
 
 from __future__ import annotations
@@ -58,9 +60,22 @@ class ReplicaSet:
         return f"{self.postgres}/{self.name}_runtime"
 
     @property
+    def business_role(self) -> str:
+        """The business data's own role: no superuser, no grant on the runtime's or the layer's database."""
+        return f"{self.name}_business"
+
+    @property
     def business_url(self) -> str:
-        """The business database (SQLAlchemy URL): orders, refunds, claims, leases."""
-        return f"{self.postgres.replace('postgresql://', 'postgresql+psycopg://')}/{self.name}_business"
+        """The business database (SQLAlchemy URL), as its own role: orders, refunds, what the tools write."""
+        url = make_url(f"{self.postgres}/{self.name}_business")
+        return url.set(
+            drivername="postgresql+psycopg", username=self.business_role, password=None
+        ).render_as_string(hide_password=False)
+
+    @property
+    def layer_url(self) -> str:
+        """The approval layer's own database (SQLAlchemy URL): decisions, receipts, trail, claims, leases."""
+        return f"{self.postgres.replace('postgresql://', 'postgresql+psycopg://')}/{self.name}_layer"
 
     def environment(self) -> dict[str, str]:
         """What every replica is started with: the shared parts, then `env`."""
@@ -73,6 +88,7 @@ class ReplicaSet:
             "DATABASE_URI": self.runtime_uri,
             "REDIS_URI": f"{self.redis}/{self.redis_db}",
             "DATABASE_URL": self.business_url,
+            "HITL_DATABASE_URL": self.layer_url,
             "HITL_SEAL_KEY": seal.read_text().strip(),
             # One receipt signing key for every replica (the first one started makes it).
             "HITL_RECEIPT_KEY_FILE": str(self.workdir / "receipt-keys" / "signing.pem"),
@@ -88,17 +104,49 @@ class ReplicaSet:
         }
 
     def create_databases(self, *, fresh: bool = False) -> None:
-        """Create the two databases if missing (`fresh`: drop them first)."""
+        """Create the three databases and the business role if missing (`fresh`: drop them first).
+
+        The business role owns its database and everything in it (a set made before it had a role
+        of its own is handed over), and may connect to neither of the other two.
+        """
+        role = sql.Identifier(self.business_role)
         with psycopg.connect(f"{self.postgres}/postgres", autocommit=True) as conn:
-            for url in (self.runtime_uri, self.business_url):
-                database = make_url(url).database or ""
-                if fresh:
+            if fresh:
+                for database in self.databases():
                     conn.execute(
                         sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
                     )
-                exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
-                if not exists:
+            if not conn.execute(
+                "SELECT 1 FROM pg_roles WHERE rolname = %s", (self.business_role,)
+            ).fetchone():
+                conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER").format(role))
+            for database in self.databases():
+                if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone():
                     conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+                conn.execute(
+                    sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(database))
+                )
+            business = sql.Identifier(f"{self.name}_business")
+            conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(business, role))
+        with psycopg.connect(f"{self.postgres}/{self.name}_business", autocommit=True) as conn:
+            conn.execute(sql.SQL("ALTER SCHEMA public OWNER TO {}").format(role))
+            for (table,) in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            ).fetchall():
+                conn.execute(sql.SQL("ALTER TABLE {} OWNER TO {}").format(sql.Identifier(table), role))
+
+    def databases(self) -> tuple[str, str, str]:
+        """The runtime's, the business data's and the approval layer's database names."""
+        return f"{self.name}_runtime", f"{self.name}_business", f"{self.name}_layer"
+
+    def drop_databases(self) -> None:
+        """Drop the three databases and the business role (a test's set, once stopped)."""
+        with psycopg.connect(f"{self.postgres}/postgres", autocommit=True) as conn:
+            for database in self.databases():
+                conn.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+                )
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(self.business_role)))
 
     def start(self, count: int, ports: list[int] | None = None) -> list[str]:
         """Start `count` more replicas (one at a time: the first migrates the schema); their URLs."""
@@ -211,7 +259,7 @@ def main() -> None:
     parser.add_argument("-n", "--replicas", type=int, default=2)
     parser.add_argument("--port", type=int, default=2024, help="the first replica's port")
     parser.add_argument(
-        "--name", default="hitl", help="database name prefix (<name>_runtime, <name>_business)"
+        "--name", default="hitl", help="database name prefix (<name>_runtime, <name>_business, <name>_layer)"
     )
     parser.add_argument("--workdir", type=Path, default=ROOT / "data" / "replicas")
     args = parser.parse_args()

@@ -13,17 +13,18 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import httpx
-import psycopg
 import pytest
-from psycopg import sql
+from sqlalchemy import create_engine
 
 from server.http.outgoing import tls
-from server.runtime.replicas import LANGHOST, POSTGRES, ReplicaSet
+from server.runtime.replicas import LANGHOST, ReplicaSet
 from services.registry import Services
 from tests.devserver import TEST_USERS, TOKENS, dev_users
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Iterator
+
+    from sqlalchemy import Engine
 
 pytestmark = pytest.mark.server
 
@@ -52,22 +53,23 @@ def replicas(tmp_path_factory, replica_env) -> Iterator[ReplicaSet]:
         yield running
     finally:
         running.stop()
-        drop_databases(running)
-
-
-def drop_databases(replicas: ReplicaSet) -> None:
-    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
-        for suffix in ("runtime", "business"):
-            name = sql.Identifier(f"{replicas.name}_{suffix}")
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        running.drop_databases()
 
 
 @pytest.fixture(scope="module")
 def business(replicas) -> Iterator[Services]:
-    """The shared PostgreSQL business database, as the tests read it."""
+    """The shared PostgreSQL business database, as the tests read it (as its own role)."""
     services = Services.open(replicas.business_url)
     yield services
     services.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def layer(replicas) -> Iterator[Engine]:
+    """The approval layer's own PostgreSQL database, as the tests read it."""
+    engine = create_engine(replicas.layer_url)
+    yield engine
+    engine.dispose()
 
 
 def http(url: str, user: str) -> httpx.AsyncClient:

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import pytest
 from sqlalchemy import select
 
-from server.runtime.storage import notice_outbox
+from server.ledger.storage import notice_outbox
 from tests.conftest import add_order
 from tests.notices import Receiver
 from tests.replicas.conftest import audit, http, pause_refund, until
 
 if TYPE_CHECKING:
-    from services.registry import Services
+    from sqlalchemy import Engine
 
 pytestmark = pytest.mark.server
 APPROVALS = 20
@@ -44,7 +44,7 @@ def replica_env(receiver) -> dict[str, str]:
     }
 
 
-async def test_each_deadline_is_acted_on_once_with_one_notice_each(replicas, business, receiver):
+async def test_each_deadline_is_acted_on_once_with_one_notice_each(replicas, business, layer, receiver):
     """20 refunds: escalated once, then rejected once by the system; one notice per event; none refunded."""
     a, b = replicas.urls
     async with http(a, "requester1") as requester, http(b, "supervisor1") as supervisor:
@@ -75,17 +75,17 @@ async def test_each_deadline_is_acted_on_once_with_one_notice_each(replicas, bus
         try:
             await until(all_delivered, seconds=30, every=0.5)
         except pytest.fail.Exception:
-            pytest.fail(undelivered(business, expected, receiver))
+            pytest.fail(undelivered(layer, expected, receiver))
         notices = Counter((n["thread_id"], n["event"]) for n in receiver.notices)
         assert set(notices) == expected
         assert set(notices.values()) == {1}
     assert all(business.payments.refunds_for(o) == [] for o in orders)
 
 
-def undelivered(business: Services, expected: set[tuple[str, str]], receiver: Receiver) -> str:
+def undelivered(layer: Engine, expected: set[tuple[str, str]], receiver: Receiver) -> str:
     """Which notices the receiver never got, and what the shared outbox holds undelivered (its attempts)."""
     got = {(n["thread_id"], n["event"]) for n in receiver.notices}
-    with business.engine.connect() as conn:
+    with layer.connect() as conn:
         rows = conn.execute(
             select(notice_outbox.c.payload, notice_outbox.c.attempts, notice_outbox.c.next_try_at).where(
                 notice_outbox.c.delivered_at.is_(None)

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import create_engine, select
 from sqlalchemy.exc import OperationalError
 
+from server.ledger.storage import decisions, leases, notice_outbox
 from server.runtime.replicas import ReplicaSet
-from server.runtime.storage import decisions, leases, notice_outbox
 from services.registry import Services
 from tests.conftest import add_order
 from tests.devserver import TEST_USERS, dev_users
@@ -41,6 +41,8 @@ from tests.replicas.own_services import OwnPostgres, OwnRedis
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from sqlalchemy import Engine
 
 pytestmark = [pytest.mark.server, pytest.mark.long]
 LOAD_SECONDS = float(os.environ.get("FAULT_SECONDS", "25"))
@@ -145,6 +147,14 @@ def business(replicas) -> Iterator[Services]:
     services = Services.open(replicas.business_url)
     yield services
     services.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def layer(replicas) -> Iterator[Engine]:
+    """The approval layer's own database (decisions, leases, the notice outbox), as the test reads it."""
+    engine = create_engine(replicas.layer_url)
+    yield engine
+    engine.dispose()
 
 
 SERVING: set[str] = set()
@@ -317,13 +327,13 @@ async def client(replicas: ReplicaSet, business: Services, ledger: Ledger, until
             await decide(replicas, approval)
 
 
-def leader_index(replicas: ReplicaSet, business: Services) -> int | None:
+def leader_index(replicas: ReplicaSet, layer: Engine) -> int | None:
     """The index of the replica that leads the watcher now, if it is one of the running ones.
 
     A holder is named host-pid-random (`server.coordination.leadership.process_id`); `langhost serve` runs
     its one server process under the PID the replica set started.
     """
-    with business.engine.connect() as conn:
+    with layer.connect() as conn:
         holder = conn.scalar(select(leases.c.holder).where(leases.c.name == "watcher"))
     pid = int(str(holder).rsplit("-", 2)[1]) if holder else None
     for index, process in enumerate(replicas.processes):
@@ -338,14 +348,14 @@ TARGET: list[str] = []
 """The replica about to be killed: clients send their approvals there meanwhile."""
 
 
-def kill_leader(replicas: ReplicaSet, business: Services, ledger: Ledger) -> None:
+def kill_leader(replicas: ReplicaSet, layer: Engine, ledger: Ledger) -> None:
     """SIGKILL the watcher's leader (else a random replica), with an approval in flight to it if any.
 
     Its replacement starts in the background (`replacements`), so the next fault is not held up.
     """
     running = [i for i, p in enumerate(replicas.processes) if p.poll() is None]
     try:
-        index = leader_index(replicas, business)
+        index = leader_index(replicas, layer)
     except OperationalError:
         index = None
     victim = index if index is not None else CHANCE.choice(running)
@@ -376,14 +386,14 @@ def restart_postgres(postgres: OwnPostgres, ledger: Ledger) -> None:
     ledger.faults.append(f"PostgreSQL down {down:.1f} s")
 
 
-async def faults(replicas: ReplicaSet, business: Services, own, ledger: Ledger, until_: float) -> None:
+async def faults(replicas: ReplicaSet, layer: Engine, own, ledger: Ledger, until_: float) -> None:
     """A replica kill, a Redis and a PostgreSQL restart spread over the load, until `until_`.
 
     `make chaos`: a random one every 20-40 s. A killed replica's replacement starts meanwhile.
     """
     postgres, redis = own
     kinds = [
-        lambda: kill_leader(replicas, business, ledger),
+        lambda: kill_leader(replicas, layer, ledger),
         lambda: restart_redis(redis, ledger),
         lambda: restart_postgres(postgres, ledger),
     ]
@@ -429,20 +439,20 @@ async def settled(replicas: ReplicaSet, ledger: Ledger, business: Services) -> N
         await until(quiet, seconds=SETTLE_SECONDS, every=1.0)
 
 
-async def test_faults_lose_nothing(replicas, business, own, receiver):
+async def test_faults_lose_nothing(replicas, business, layer, own, receiver):
     """ledger: each 200 one refund, none unapproved, lost, in error or decided twice; every trail verifies."""
     ledger = Ledger()
     start = time.monotonic()
     until_ = start + LOAD_SECONDS
     await asyncio.gather(
-        faults(replicas, business, own, ledger, until_),
+        faults(replicas, layer, own, ledger, until_),
         *(client(replicas, business, ledger, until_) for _ in range(CLIENTS)),
     )
     await settled(replicas, ledger, business)
     await answer_the_unanswered(replicas, ledger)
     await settled(replicas, ledger, business)
-    problems = await check(replicas, business, ledger, receiver)
-    totals = ledger.totals() | await server_totals(replicas, business, receiver)
+    problems = await check(replicas, business, layer, ledger, receiver)
+    totals = ledger.totals() | await server_totals(replicas, business, layer, receiver)
     print_totals(ledger, totals, time.monotonic() - start)
     assert problems == [], "\n".join(problems)
 
@@ -454,13 +464,15 @@ async def answer_the_unanswered(replicas: ReplicaSet, ledger: Ledger) -> None:
             await decide(replicas, approval)
 
 
-async def check(replicas: ReplicaSet, business: Services, ledger: Ledger, receiver: Receiver) -> list[str]:
+async def check(
+    replicas: ReplicaSet, business: Services, layer: Engine, ledger: Ledger, receiver: Receiver
+) -> list[str]:
     """What breaks the promise, in words (empty when nothing does)."""
     problems: list[str] = []
     async with http(alive(replicas)[0], "supervisor1") as supervisor:
         for approval in ledger.approvals:
             problems += await check_one(supervisor, business, approval)
-    problems += await check_notices(business, receiver)
+    problems += await check_notices(layer, receiver)
     return problems
 
 
@@ -497,11 +509,11 @@ async def check_one(supervisor: httpx.AsyncClient, business: Services, approval:
     return problems
 
 
-async def check_notices(business: Services, receiver: Receiver) -> list[str]:
+async def check_notices(layer: Engine, receiver: Receiver) -> list[str]:
     """Every notice the server recorded was delivered and received (once, after dedupe)."""
 
     def recorded() -> dict[str, float | None]:
-        with business.engine.connect() as conn:
+        with layer.connect() as conn:
             rows = conn.execute(select(notice_outbox.c.notice_id, notice_outbox.c.delivered_at))
             return {str(notice_id): delivered for notice_id, delivered in rows}
 
@@ -526,11 +538,13 @@ async def check_notices(business: Services, receiver: Receiver) -> list[str]:
     return problems
 
 
-async def server_totals(replicas: ReplicaSet, business: Services, receiver: Receiver) -> dict[str, int]:
+async def server_totals(
+    replicas: ReplicaSet, business: Services, layer: Engine, receiver: Receiver
+) -> dict[str, int]:
     """What the server side adds up to: refunds, decisions by state, runs the reconciler started, notices."""
 
     def counted() -> dict[str, int]:
-        with business.engine.connect() as conn:
+        with layer.connect() as conn:
             states = Counter(conn.scalars(select(decisions.c.state)))
             attempts = sum(conn.scalars(select(decisions.c.attempts)))
         return {
@@ -559,7 +573,7 @@ def print_totals(ledger: Ledger, totals: dict[str, int], seconds: float) -> None
 BURST = 12
 
 
-async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(replicas, business):
+async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(replicas, business, layer):
     """kill after accepting: 12 approvals sent to one replica, SIGKILLed once 4 of them are decided.
 
     Some were accepted (decision, receipts, audit record) with no run yet: the client's re-sends
@@ -577,7 +591,7 @@ async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(rep
         del requester
 
     def decided() -> int:
-        with business.engine.connect() as conn:
+        with layer.connect() as conn:
             return len(list(conn.scalars(select(decisions.c.decision_id))))
 
     before = decided()
@@ -606,7 +620,7 @@ async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(rep
         await decide(replicas, approval)
 
     def reconciled() -> bool:
-        with business.engine.connect() as conn:
+        with layer.connect() as conn:
             states = conn.scalars(
                 select(decisions.c.state).where(decisions.c.thread_id.in_([a.thread_id for a in lost]))
             )
@@ -620,7 +634,7 @@ async def test_answers_accepted_by_a_replica_killed_at_once_are_applied_once(rep
     await settled(replicas, Ledger(approvals), business)
     async with http(survivor, "supervisor1") as supervisor:
         problems = [p for a in approvals for p in await check_one(supervisor, business, a)]
-    with business.engine.connect() as conn:
+    with layer.connect() as conn:
         rows = list(conn.execute(select(decisions.c.thread_id, decisions.c.attempts)))
     ours = {a.thread_id for a in approvals}
     taken_over = sum(1 for thread_id, attempts in rows if thread_id in ours and attempts > 1)

@@ -1,7 +1,7 @@
 """One outcome per approval across replicas: the same approval sent to A and B at the same moment.
 
-Claims are rows in the shared business database (`server.coordination.claims`), taken in the transaction
-that records the decision: one answer wins, the other gets 409, and only the winner's decision
+Claims are rows in the approval layer's shared database (`server.coordination.claims`), taken in the
+transaction that records the decision: one answer wins, the other gets 409, and only the winner's decision
 is recorded, receipted and carried out; both records join one chain (`server.records.trail`).
 """
 
@@ -12,7 +12,7 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
-from server.runtime.storage import decisions
+from server.ledger.storage import decisions
 from tests.conftest import add_order
 from tests.replicas.conftest import approve, audit, http, pause_refund, until
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.server, pytest.mark.long]
 ROUNDS = 50
 
 
-async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, business):
+async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, business, layer):
     """50 rounds: 200 once and 409 once; 1 refund, 1 accepted record and 1 receipt; every trail verifies.
 
     Each decision is then settled as applied by the watcher's leader, none sent again (2 runs a thread).
@@ -68,7 +68,7 @@ async def test_the_same_approval_on_both_replicas_has_one_outcome(replicas, busi
             assert [r["prev_hash"] for r in trail[1:]] == [r["hash"] for r in trail[:-1]], trail
 
         async def all_settled() -> bool:  # the watcher's leader settles each decision its run applied
-            with business.engine.connect() as conn:
+            with layer.connect() as conn:
                 states = conn.execute(select(decisions.c.state).where(decisions.c.thread_id.in_(threads)))
                 return sorted(states.scalars()) == ["applied"] * ROUNDS
 

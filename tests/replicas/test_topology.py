@@ -9,7 +9,6 @@ import pytest
 
 from server.runtime.replicas import ReplicaSet
 from tests.devserver import dev_users
-from tests.replicas.conftest import drop_databases
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -19,13 +18,13 @@ pytestmark = pytest.mark.server
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory) -> Iterator[ReplicaSet]:
-    """A replica set's two shared databases, new, with no replica running (none is needed to refuse one)."""
+    """A replica set's shared databases, new, with no replica running (none is needed to refuse one)."""
     databases = ReplicaSet(f"hitl_test_{uuid.uuid4().hex[:8]}", tmp_path_factory.mktemp("shared"))
     databases.create_databases(fresh=True)
     try:
         yield databases
     finally:
-        drop_databases(databases)
+        databases.drop_databases()
 
 
 @pytest.mark.parametrize(

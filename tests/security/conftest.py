@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -32,17 +34,23 @@ async def http_as(server):
 
 @pytest.fixture(scope="package", autouse=True)
 def leave_no_pending_approvals(server):
-    """After the suite: delete every thread it left (hundreds wait for approvals).
+    """After the suite: withdraw every approval it left waiting (hundreds), then delete its threads.
 
     The session's server is shared with the server and web tests that follow, whose reviewers'
     inboxes list the oldest approvals first: the suite's leftovers would push theirs off the page.
+    A thread with a pending approval is not deleted until it is withdrawn (recorded as such).
     """
     yield
     with httpx.Client(base_url=server.url, headers=headers("supervisor1"), timeout=60, verify=tls()) as http:
-        for _ in range(20):  # 500 at a time; the suite leaves far fewer than 10,000
-            threads = http.post("/threads/search", json={"limit": 500}).json()
-            if not threads:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            threads = http.post("/threads/search", json={"limit": 1000, "select": ["thread_id", "status"]})
+            if not threads.json():
                 return
-            for thread in threads:
-                http.delete(f"/threads/{thread['thread_id']}").raise_for_status()
-        pytest.fail("threads kept coming back after deletion")
+            for thread in threads.json():
+                path = f"/threads/{thread['thread_id']}"
+                if http.delete(path).status_code == httpx.codes.CONFLICT:
+                    http.post(f"{path}/withdraw", json={"reason": "the attack suite is done"})
+            time.sleep(0.5)
+        left = http.post("/threads/search", json={"limit": 10}).json()
+        pytest.fail(f"threads left after withdrawing and deleting for 2 minutes: {left}")

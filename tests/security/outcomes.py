@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import create_engine, func, insert, select
 
 from services.database import bookings, connect, file_deletions, orders, outbox, refunds, sql_runs
 from tests.conftest import add_order
@@ -156,8 +156,9 @@ class Ledger:
     """Every side effect of the three agents, read from the server's database and workspace."""
 
     def __init__(self, server: DevServer) -> None:
-        """Watch `server`'s business database and workspace."""
+        """Watch `server`'s business database, its approval layer's store and its workspace."""
         self.engine = connect(server.database_url)
+        self.layer = create_engine(server.layer_url)
         self.root = workspace(server)
 
     def snapshot(self) -> dict[str, Any]:

@@ -221,3 +221,112 @@ async def test_a_change_whose_token_cannot_be_read_is_refused_unapplied_and_leav
     _, thread = await run_on(client_as("requester1"), assistant_id, phrases.refund_amount(300, order_id))
     assert thread["status"] == "interrupted"
     assert ledger.refunds_of(order_id) == []
+
+
+@pytest.mark.parametrize("version", [1, 1.0])
+async def test_a_rollback_is_checked_whatever_the_type_of_its_number(http_as, loosened, version):
+    """POST /assistants/{id}/latest {"version": 1 or 1.0}: version 1's settings are checked and audited.
+
+    Version 1 ungates refunds; version 2 (a patch) ungates e-mail instead: rolling back to 1 is
+    audited as what it loosens, whether the number is sent as 1 or 1.0 (never "no policy change").
+    """
+    supervisor = http_as("supervisor1")
+    patched = await supervisor.patch(f"/assistants/{loosened}", json={"context": UNGATED_EMAIL})
+    assert patched.status_code == 200, patched.text
+    rolled = await supervisor.post(f"/assistants/{loosened}/latest", json={"version": version})
+    assert rolled.status_code == 200, rolled.text
+    assert rolled.json()["version"] == 1
+    record = (await trail(supervisor, f"assistants/{loosened}"))[-1]
+    assert (record["decision"], record["outcome"]) == ("set_assistant_version", "accepted")
+    assert "ungates issue_refund" in record["message"], record
+
+
+@pytest.mark.parametrize("version", ["2", 2.5, True, None, [2]])
+async def test_a_rollback_to_no_whole_number_is_422(http_as, loosened, version):
+    """version "2", 2.5, true, null or [2]: 422 naming version, audited as refused; nothing changed."""
+    supervisor = http_as("supervisor1")
+    before = (await supervisor.get(f"/assistants/{loosened}")).json()
+    rolled = await supervisor.post(f"/assistants/{loosened}/latest", json={"version": version})
+    assert rolled.status_code == 422, rolled.text
+    assert "version" in rolled.json()["detail"]
+    assert (await supervisor.get(f"/assistants/{loosened}")).json()["version"] == before["version"]
+
+
+async def test_creating_the_system_assistant_again_with_do_nothing_is_audited_as_nothing_changed(http_as):
+    """if_exists do_nothing on support's own assistant: 200, its settings unchanged, audited as such."""
+    supervisor = http_as("supervisor1")
+    (system,) = (
+        await supervisor.post(
+            "/assistants/search", json={"graph_id": "support", "metadata": {"created_by": "system"}}
+        )
+    ).json()
+    made = await supervisor.post(
+        "/assistants",
+        json={
+            "assistant_id": system["assistant_id"],
+            "graph_id": "support",
+            "if_exists": "do_nothing",
+            "context": UNGATED_REFUNDS,
+        },
+    )
+    assert made.status_code == 200, made.text
+    assert (await supervisor.get(f"/assistants/{system['assistant_id']}")).json()["context"] == system[
+        "context"
+    ]
+    record = (await trail(supervisor, f"assistants/{system['assistant_id']}"))[-1]
+    assert (record["decision"], record["final_args"]) == ("create_existing_assistant", None)
+    assert "nothing changed" in record["message"]
+
+
+@pytest.mark.parametrize("where", ["metadata", "config"])
+async def test_nobody_marks_an_assistant_as_the_systems(client_as, http_as, where):
+    """created_by is the server's: 403 on create and patch; a requester's search finds the system one only."""
+    supervisor = http_as("supervisor1")
+    body = (
+        {"metadata": {"created_by": "system"}}
+        if where == "metadata"
+        else {"config": {"metadata": {"created_by": "system"}}}
+    )
+    made = await supervisor.post("/assistants", json={"graph_id": "support", "name": "lookalike", **body})
+    assert made.status_code == 403, made.text
+    assert "created_by" in made.text
+    plain = (await supervisor.post("/assistants", json={"graph_id": "support", "name": "plain"})).json()
+    patched = await supervisor.patch(f"/assistants/{plain['assistant_id']}", json=body)
+    assert patched.status_code == 403, patched.text
+    found = await client_as("requester1").assistants.search(
+        graph_id="support", metadata={"created_by": "system"}
+    )
+    assert [a["name"] for a in found] == ["support"]
+
+
+@pytest.mark.parametrize(("user", "status"), [("reviewer1", 403), ("requester1", 403), (None, 401)])
+async def test_a_delayed_resume_is_refused_to_all_but_a_supervisor(
+    http_as, client_as, server_order, ledger, user, status
+):
+    """after_seconds on a resume: reviewer and requester 403, anonymous 401; the thread stays answerable."""
+    order_id = server_order(300)
+    thread_id, thread = await run_on(client_as("requester1"), "support", phrases.refund_in_full(order_id))
+    body = {"assistant_id": "support", "command": decisions(APPROVE), "after_seconds": 3600}
+    answer = await http_as(user).post(f"/threads/{thread_id}/runs", json=body)
+    assert answer.status_code == status, answer.text
+    assert (await client_as("requester1").threads.get(thread_id))["status"] == "interrupted"
+    await client_as("reviewer1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert ledger.refunds_of(order_id) == [300.0]
+    del thread
+
+
+async def test_a_supervisors_delayed_resume_is_on_the_record(http_as, client_as, server_order, ledger):
+    """after_seconds 1 by a supervisor: accepted, audited as a state write naming the delay; refunded once."""
+    order_id = server_order(300)
+    thread_id, _ = await run_on(client_as("requester1"), "support", phrases.refund_in_full(order_id))
+    body = {"assistant_id": "support", "command": decisions(APPROVE), "after_seconds": 1}
+    answer = await http_as("supervisor1").post(f"/threads/{thread_id}/runs", json=body)
+    assert answer.status_code == 200, answer.text
+    supervisor = client_as("supervisor1")
+    await supervisor.runs.join(thread_id, answer.json()["run_id"])
+    assert ledger.refunds_of(order_id) == [300.0]
+    records = await trail(http_as("supervisor1"), thread_id)
+    assert [(r["decision"], r["message"]) for r in records][-2:] == [
+        ("approve", None),
+        ("state_write", "after_seconds=1"),
+    ]

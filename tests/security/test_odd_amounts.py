@@ -31,6 +31,11 @@ ODD_AMOUNTS = [
     '"NaN"',
     "true",
     '"0.001"',
+    '"300 "',  # text a lax schema would read as 300: only the canonical form `300` is
+    '"3e2"',
+    '"+300"',
+    '" 300"',
+    '"300.00e0"',
     "[1]",
     "{}",
 ]

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from agents.offline import phrases
-from server.runtime.storage import thread_graphs
+from server.ledger.storage import thread_graphs
 from tests.security.outcomes import REFUSED, human, refusal_of, refused_with
 from tests.server.helpers import APPROVE, decisions, only_pending, start
 
@@ -123,7 +123,7 @@ async def test_malformed_escalations_never_break_the_inbox(client_as, server_ord
 def recorded_graph(ledger, thread_id: str) -> list[str]:
     """The graphs the layer's database records for `thread_id` (one, written at its first run)."""
     row = thread_graphs.c
-    with ledger.engine.connect() as conn:
+    with ledger.layer.connect() as conn:
         return list(conn.scalars(select(row.graph_id).where(row.thread_id == thread_id)))
 
 

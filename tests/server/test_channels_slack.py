@@ -255,11 +255,13 @@ async def test_another_customer_cannot_press_on_a_thread_not_theirs(as_user, sla
 
 
 async def test_a_press_on_a_deleted_thread_changes_nothing(as_user, slack_server, slack):
-    """gone: the thread was deleted; a press is told so and kept on the channel's trail."""
+    """gone: withdrawn, then deleted; a press on it is told so and kept on the channel's trail."""
     requester, supervisor = as_user("requester1"), as_user("supervisor1")
     order_id = add_order(slack_server.services, 300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
     message = await posted(slack, thread_id)
+    await requester.http.post(f"/threads/{thread_id}/withdraw", json={})
+    await requester.runs.join(thread_id, (await requester.runs.list(thread_id, limit=1))[0]["run_id"])
     await requester.threads.delete(thread_id)
     body, headers, path = slack.press(message, "approve", "USUP1")
     assert (await send(slack_server, body, headers)).status_code == 200

@@ -196,3 +196,26 @@ async def test_a_thread_a_supervisor_hands_on_runs_with_its_new_owners_role(as_t
     for mine in (rita, as_token(issuer.token("mallory", ["customers"]))):
         with refused(403, "Only a supervisor may copy"):
             await mine.threads.copy(thread_id)
+
+
+@pytest.mark.parametrize("name", ["System", "SYSTEM", "\uff53ystem", " system", "\u0455ystem"])
+@pytest.mark.parametrize("groups", [["customers"], ["support"], ["finance-approvers"]])
+async def test_no_spelling_of_the_system_actor_signs_in(as_token, issuer, oidc_server, name, groups):
+    """reserved: `System`, `SYSTEM`, full-width or Cyrillic `system` is refused (401) in every role.
+
+    Its reject would be recorded as the watcher's expiry; the refund stays pending, no record is made.
+    """
+    thread_id, order_id = await pending_refund(as_token, issuer, oidc_server, amount=650)
+    token = issuer.token(name, groups)
+    async with httpx.AsyncClient(base_url=oidc_server.url, timeout=30, verify=tls()) as http:
+        headers = {"Authorization": f"Bearer {token}"}
+        answer = await http.post(
+            f"/threads/{thread_id}/runs/wait",
+            json={"assistant_id": "support", "command": decisions({"type": "reject", "message": "expired"})},
+            headers=headers,
+        )
+        assert answer.status_code == 401, answer.text
+        assert "cannot name a user" in answer.json()["detail"]
+    boss = as_token(issuer.token("boss", ["finance-approvers"]))
+    assert (await boss.http.get(f"/audit/{thread_id}"))["records"] == []
+    assert oidc_server.services.payments.refunds_for(order_id) == []

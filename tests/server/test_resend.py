@@ -99,7 +99,7 @@ async def test_an_idempotency_key_sent_again_with_another_answer_is_refused(serv
 async def test_an_approval_whose_run_never_ran_is_applied_once_by_its_resend(
     server, requester, server_order, server_services
 ):
-    """lost run: accepted, its run cancelled before it ran; the re-send waits out the grace, then runs it.
+    """lost run: accepted, its run (delayed: a supervisor may) cancelled before it ran; the re-send runs it.
 
     The same receipts, one refund, one accepted record, a verified trail.
     """
@@ -125,7 +125,10 @@ async def test_an_approval_whose_run_never_ran_is_applied_once_by_its_resend(
             await asyncio.sleep(1)
         assert told[0] != 200, told  # within the grace the first run may still appear
         assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [450.0], told
-        assert await accepted(supervisor, thread_id) == [("approve", "supervisor1", "accepted")]
+        assert await accepted(supervisor, thread_id) == [  # a supervisor's delayed resume is on the record
+            ("approve", "supervisor1", "accepted"),
+            ("state_write", "supervisor1", "accepted"),
+        ]
         state = (await supervisor.get(f"/threads/{thread_id}/state")).json()
         receipts = [r for r in state["values"]["approval_receipts"] if r["interrupt_id"] == interrupt_id]
         assert len(receipts) == 1, receipts

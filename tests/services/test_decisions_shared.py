@@ -30,8 +30,8 @@ from server.decisions.decision import (
 )
 from server.decisions.pending import ResumeRefused
 from server.identity.users import User
+from server.ledger import storage
 from server.records import trail
-from server.runtime import storage
 from services.database import connect
 from tests.services.test_races import together
 
@@ -199,14 +199,14 @@ def test_the_same_answer_sent_again_is_that_decision(engine):
     with pytest.raises(Replayed, match="already accepted"):
         accept(engine, thread_id, [interrupt_id], "alice")
     again, _ = request(thread_id, [interrupt_id], "alice", key="k-1")
-    assert first.sent_again_by(again)
+    assert first.sent_again_by(again, "alice")
     other, _ = request(thread_id, [interrupt_id], "alice", answer="reject")
-    assert not first.sent_again_by(other)
+    assert not first.sent_again_by(other, "alice")
     reused, _ = request(thread_id, [interrupt_id], "alice", answer="reject", key="k-1")
     with pytest.raises(ResumeRefused, match="Idempotency-Key 'k-1' was sent before with another answer"):
-        first.sent_again_by(reused)
+        first.sent_again_by(reused, "alice")
     bob, _ = request(thread_id, [interrupt_id], "bob")
-    assert not first.sent_again_by(bob)
+    assert not first.sent_again_by(bob, "alice")
     assert len(verified(engine, thread_id)) == 1
 
 

@@ -19,8 +19,8 @@ from hitl.settings import Settings
 from server.channels import delivery
 from server.coordination import outbox
 from server.coordination.leadership import Lease
-from server.runtime import storage
-from server.runtime.storage import notice_outbox
+from server.ledger import storage
+from server.ledger.storage import notice_outbox
 from services.database import connect
 from tests.notices import Receiver
 from tests.smtp_sink import SmtpSink

@@ -82,3 +82,10 @@ async def test_time_claims_must_be_numbers(oidc_on, claim):
     value = str(int(time.time()) + (3600 if claim == "exp" else -10))
     with pytest.raises(TokenRefused, match=rf"'{claim}' claim must be a number"):
         await identify(oidc_on.token("alice", ["support"], **{claim: value}))
+
+
+@pytest.mark.parametrize("name", ["system", "System", "SYSTEM", "\uff53ystem", "\u0455ystem"])
+def test_hitl_users_may_not_name_the_system_actor(name):
+    """HITL_USERS naming the server's own actor, however spelled, stops the start naming it."""
+    with pytest.raises(ValueError, match="the server's own actor"):
+        UserDirectory(f"{name}:supervisor:t-system")

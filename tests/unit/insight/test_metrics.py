@@ -9,7 +9,7 @@ from server.channels import delivery
 from server.coordination import outbox
 from server.insight import metrics
 from server.insight.metrics import REGISTRY, observe, refusal_status
-from server.runtime import storage
+from server.ledger import storage
 from server.runtime.replicas import free_port
 from services.database import connect
 from tests.notices import Receiver

@@ -1,25 +1,21 @@
-"""The approval layer's own storage: its tables, in the database every replica shares.
+"""The approval layer's own store: its tables, in a database of their own that every replica shares.
 
 Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
 (`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
-decisions and
-the interrupts they decided (`server.decisions.store`), the notices to deliver
+decisions and the interrupts they decided (`server.decisions.store`), the notices to deliver
 (`server.coordination.outbox`), and the graph each thread runs (`server.records.threads`).
-They live in the database `DATABASE_URL` names (SQLite in `DATA_DIR` by default; PostgreSQL on
-replicas), so replicas on one database see one truth, and are made on first use under a lock
-(`schema_lock`). The layer opens its own engine there; it reads no business table. Not for
-business data: an agent's tools keep theirs in their own tables, in this database or another.
+They live in the database `HITL_DATABASE_URL` names (SQLite `DATA_DIR/hitl.db` by default;
+PostgreSQL on replicas), never in the business database: no agent tool, SQL console or business
+connection reaches them (`server.ledger.apart` checks it at start; a store made by an
+older release, inside the business database, is moved out by `server.ledger.move`). Tables
+are made on first use under a lock (`schema_lock`). Not for business data.
 """
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import time
 import weakref
-from contextlib import contextmanager
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import (
@@ -31,18 +27,16 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    create_engine,
-    event,
     func,
     select,
 )
 from sqlalchemy.exc import DBAPIError
 
+from hitl.databases import SCHEMA_LOCK, open_database, schema_lock
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from sqlite3 import Connection as SQLiteConnection
+    from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -105,6 +99,9 @@ decisions = Table(  # an accepted decision, and how far its effect got (`server.
     Column("sent", Text, nullable=False),  # JSON: the command as sent (the reconciler sends it again)
     Column("command", Text, nullable=False),  # JSON: the command as accepted, receipts in its update
     Column("receipts", Text, nullable=False),  # JSON: the signed receipts
+    Column(
+        "seal", String(64), nullable=True
+    ),  # the server's seal over the rest (server.decisions.provenance)
     Column("assistant_id", String(200), nullable=True),
     Column("run_id", String(64), nullable=True),  # the run applying it (None: not known yet)
     Column("state", String(16), nullable=False),  # accepted | applied | failed
@@ -142,66 +139,24 @@ thread_graphs = Table(  # the graph of each thread's first run, written once (`s
     Column("recorded_at", Float, nullable=False),  # seconds since the epoch
 )
 
+store_marks = Table(  # what was done to this store once, for good (`server.ledger.move`)
+    "hitl_store_marks",
+    METADATA,
+    Column("mark", String(64), primary_key=True),  # "moved-from-business": an older release's records came in
+    Column("made_at", Float, nullable=False),  # seconds since the epoch
+)
+
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
-SCHEMA_LOCK = 0x6869746C
-"""PostgreSQL advisory lock key held while tables are created ("hitl"); the demo's business schema too."""
-
-
 def engine() -> Engine:
-    """This process's engine on the layer's database, with the layer's tables made (blocking)."""
-    return ready(open_database(get_settings().resolved_database_url))
+    """This process's engine on the layer's own store, with the layer's tables made (blocking)."""
+    return ready(open_database(get_settings().resolved_hitl_database_url))
 
 
 def using(given: Engine | None = None) -> Engine:
-    """`given` (a test's or a tool's database) with the layer's tables made, else `engine()` (blocking)."""
+    """`given` (a test's store) with the layer's tables made, else `engine()` (blocking)."""
     return engine() if given is None else ready(given)
-
-
-@lru_cache(maxsize=8)
-def open_database(url: str) -> Engine:
-    """A pooled engine on `url`; a server's connections are checked before use (a restart costs no request).
-
-    A SQLite file gets its folder, WAL and a busy timeout, so the server, its replicas'
-    tests and the tools can share it.
-    """
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    # A file has no server to restart: SQLite's connections are not pinged (a ping per checkout cost
-    # about as much as the query it guarded).
-    opened = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
-    if opened.dialect.name == "sqlite":
-        event.listen(opened, "connect", sqlite_pragmas)
-    return opened
-
-
-def sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object) -> None:
-    """WAL and a busy timeout, so the server and a test can share the file."""
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
-
-
-@contextmanager
-def schema_lock(url: str) -> Iterator[None]:
-    """For a SQLite file: hold an exclusive lock on `<file>.lock` while its tables are made.
-
-    Two processes opening a new file at once would both see a table missing and both CREATE
-    it (SQLite takes its write lock only at the CREATE); the second would fail. PostgreSQL
-    has its advisory lock instead, and an in-memory SQLite database is one process's own.
-    """
-    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else ""
-    if not path or path == ":memory:":
-        yield
-        return
-    with Path(f"{path}.lock").open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def ready(database: Engine) -> Engine:
