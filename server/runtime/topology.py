@@ -1,11 +1,12 @@
 """The start-up checks that a server sharing its engine with other replicas shares everything else too.
 
-`langgraph dev`'s embedded runtime is one process: SQLite for the business database, a
-checkpoint file and a seal key or receipt signing key made in `data_dir` are fine there. On any other runtime
-(`langgraph-runtime-pg` replicas, the Agent Server) each of those would be one replica's own,
-so an approval paused on A would be answerable, sealed or refunded on A only; the server
-refuses to start instead. A PostgreSQL database the settings name must answer at start-up, on any
-runtime, so that a wrong URL stops the server with the variable's name rather than the first request.
+`langgraph dev`'s embedded runtime is one process: SQLite for the business database and the
+approval layer's store, a checkpoint file and a seal key or receipt signing key made in `data_dir`
+are fine there. On any other runtime (`langgraph-runtime-pg` replicas, the Agent Server) each of
+those would be one replica's own, so an approval paused on A would be answerable, sealed or
+refunded on A only; the server refuses to start instead. A PostgreSQL database the settings name
+must answer at start-up, on any runtime, so that a wrong URL stops the server with the variable's
+name rather than the first request.
 Not for what a request may do (`server.http.auth`).
 """
 
@@ -47,7 +48,7 @@ def check_start_up(settings: Settings | None = None, edition: str | None = None)
 
 
 def check_topology(settings: Settings | None = None, edition: str | None = None) -> None:
-    """Refuse to start a replica whose business database, checkpoints or seal key are its own.
+    """Refuse to start a replica whose business database, layer store, checkpoints or keys are its own.
 
     `edition` is the runtime's (read from the server by default).
 
@@ -63,6 +64,12 @@ def check_topology(settings: Settings | None = None, edition: str | None = None)
         problems.append(
             "DATABASE_URL must name the shared PostgreSQL business database "
             "(postgresql+psycopg://...), not a SQLite file of this replica"
+        )
+    if not settings.resolved_hitl_database_url.startswith("postgresql"):
+        problems.append(
+            "HITL_DATABASE_URL must name the approval layer's shared PostgreSQL database "
+            "(postgresql+psycopg://...), not a SQLite file of this replica (decisions, claims and the trail "
+            "would be per replica)"
         )
     if not settings.hitl_seal_key:
         problems.append("HITL_SEAL_KEY must be set, the same on every replica (a key file is per replica)")
@@ -92,7 +99,10 @@ def check_databases_answer(settings: Settings | None = None) -> None:
     settings = settings or get_settings()
     problems = [
         problem
-        for variable, url in (("DATABASE_URL", settings.resolved_database_url),)
+        for variable, url in (
+            ("DATABASE_URL", settings.resolved_database_url),
+            ("HITL_DATABASE_URL", settings.resolved_hitl_database_url),
+        )
         if (problem := database_problem(variable, url))
     ]
     if problems:

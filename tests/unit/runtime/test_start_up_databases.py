@@ -7,11 +7,18 @@ listens on; the containers' own start-up errors are seen by `make deploy-check`.
 from __future__ import annotations
 
 import socket
+from unittest.mock import patch
 
 import pytest
 
 from hitl.settings import Settings
-from server.runtime.topology import DatabaseUnreachableError, check_databases_answer, database_problem
+from server.runtime.topology import (
+    DatabaseUnreachableError,
+    SharedTopologyError,
+    check_databases_answer,
+    check_topology,
+    database_problem,
+)
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
 
@@ -64,3 +71,22 @@ def test_the_start_up_check_raises_naming_the_variable():
     with pytest.raises(DatabaseUnreachableError, match=r"^DATABASE_URL \(.*\) does not answer"):
         check_databases_answer(settings)
     check_databases_answer(Settings(database_url=f"{SERVER}/postgres", _env_file=None))
+
+
+def test_the_layer_store_is_probed_too_and_must_be_shared_on_a_replica():
+    """start-up: a missing HITL_DATABASE_URL database is named; a replica's SQLite layer store is refused."""
+    settings = Settings(
+        database_url=f"{SERVER}/postgres", hitl_database_url=f"{SERVER}/hitl_no_such_layer", _env_file=None
+    )
+    with pytest.raises(
+        DatabaseUnreachableError, match=r"^HITL_DATABASE_URL names database 'hitl_no_such_layer'"
+    ):
+        check_databases_answer(settings)
+    alone = Settings(
+        database_url=f"{SERVER}/postgres", hitl_seal_key="s" * 32, hitl_receipt_key="pem", _env_file=None
+    )
+    with (
+        patch("server.runtime.topology._custom_checkpointer", return_value=False),
+        pytest.raises(SharedTopologyError, match="HITL_DATABASE_URL must name the approval layer's shared"),
+    ):
+        check_topology(alone, edition="pg")
