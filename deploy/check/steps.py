@@ -80,17 +80,12 @@ def databases_kept_apart(stack: Stack) -> None:
     code, output = stack.connect_as("hitl", "hitl")
     expect(code == 0 and output == "hitl", f"the hitl role could not connect to its database: {output}")
     say("  role business: refused by database hitl; role hitl: connects")
-    if hitl_store_separate():
-        rows = stack.sql("business", "SELECT tablename FROM pg_tables WHERE tablename LIKE 'hitl\\_%'")
-        expect(not rows, f"the business database holds the approval layer's tables: {rows}")
-        say("  no hitl_* table in the business database")
 
 
-def hitl_store_separate() -> bool:
-    """Whether this checkout's server keeps its records in HITL_DATABASE_URL (else in the business one)."""
-    from hitl.settings import Settings  # noqa: PLC0415  (the checkout's own settings, read when asked)
-
-    return "hitl_database_url" in Settings.model_fields
+def layer_tables(stack: Stack, database: str) -> list[str]:
+    """The approval layer's tables (hitl_*) in `database`."""
+    rows = stack.sql(database, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'hitl\\_%' ORDER BY 1")
+    return [name for [name] in rows]
 
 
 def approval_across_replicas(stack: Stack, ledger: Ledger) -> None:
@@ -161,7 +156,7 @@ def kill_and_restart(stack: Stack, ledger: Ledger) -> None:
 
 
 def every_decision_once(stack: Stack, ledger: Ledger) -> None:
-    """Every approved order refunded exactly once, nothing else refunded, and every trail verified."""
+    """Each approved order refunded once, nothing else; every trail verified; the layer's tables apart."""
     rows = stack.sql("business", "SELECT order_id, count(*) FROM refunds GROUP BY order_id")
     counts = {order_id: int(count) for order_id, count in rows}
     expect(
@@ -172,3 +167,7 @@ def every_decision_once(stack: Stack, ledger: Ledger) -> None:
             report = until(partial(reader.verified, thread_id), f"verification of {thread_id}", 30)
             expect(report["ok"], f"{order_id}'s trail does not verify on {reader.url}: {report}")
     say(f"  {len(counts)} refunds, one per approved order; {len(ledger.threads)} trails verified on each")
+    expect(layer_tables(stack, "hitl"), "the approval layer's database hitl holds no hitl_* table")
+    in_business = layer_tables(stack, "business")
+    expect(not in_business, f"the business database holds the approval layer's tables: {in_business}")
+    say(f"  the layer's tables in database hitl ({len(layer_tables(stack, 'hitl'))}), none in business")
