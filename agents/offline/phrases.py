@@ -10,6 +10,8 @@ EMAIL_CUSTOMER = "Email the customer of A1024 that the refund is on its way"
 REFUND_WITHOUT_ORDER = "Please refund my order, it arrived broken."
 REFUND_VIA_SPECIALIST = "Ask the refund specialist to refund 59 on order A2048"
 REFUND_AND_EMAIL = "Refund order A1024 in full and email the customer that the refund is on its way"
+REFUND_AND_ASK = "Refund order A1024 in full and ask me whether I would like store credit instead"
+EMAIL_AND_ASK = "Email the customer of A1024 that the refund is on its way and ask me which address to use"
 
 
 def refund_in_full(order_id: str) -> str:
@@ -35,6 +37,16 @@ def via_specialist(request: str) -> str:
 def refund_and_email(order_id: str) -> str:
     """A turn that needs two gated tool calls at once."""
     return REFUND_AND_EMAIL.replace("A1024", order_id)
+
+
+def refund_and_ask(order_id: str) -> str:
+    """A turn with a reviewer's refund and a question only the thread's owner answers."""
+    return REFUND_AND_ASK.replace("A1024", order_id)
+
+
+def email_and_ask(order_id: str) -> str:
+    """A turn with a reviewer's e-mail and a question only the thread's owner answers."""
+    return EMAIL_AND_ASK.replace("A1024", order_id)
 
 
 FIND_FLIGHT = "Find me a flight from Berlin to Lisbon on 2026-12-18"

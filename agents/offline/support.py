@@ -18,6 +18,8 @@ SPECIALIST = re.compile(r"^.*?\brefund specialist\b\s*(?:to\s+)?", re.IGNORECASE
 EMAIL = re.compile(
     r"\b(e-?mail|write to|tell)\b.*?\bcustomer\b(?:.*?\bthat\b\s*(?P<news>.+))?", re.IGNORECASE
 )
+QUESTION = re.compile(r"\s*\band ask me\s+(?P<question>\S.*?)[\s.?!]*$", re.IGNORECASE)
+"""'... and ask me whether ...': a question for the person, asked in the same turn as the rest."""
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,14 @@ class SupportRequest:
     refund: bool
     amount: float | None
     email_news: str | None
+    question: str | None = None
 
     @classmethod
     def read(cls, text: str) -> SupportRequest:
         """Parse a request such as 'Refund 59 on order A2048'."""
+        asked = QUESTION.search(text)
+        question = f"Please tell me {_to_you(asked['question'])}." if asked else None
+        text = text[: asked.start()] if asked else text
         order = ORDER_ID.search(text)
         amount = AMOUNT.search(text)
         email = EMAIL.search(text)
@@ -47,6 +53,7 @@ class SupportRequest:
             refund=refund,
             amount=float(amount.group(1)) if amount and not FULL.search(text) else None,
             email_news=news,
+            question=question,
         )
 
 
@@ -65,6 +72,12 @@ def support_script(chat: Conversation) -> Reply | None:
             return "I still need the order id (it looks like A1024) before I can help."
         return [Call("ask_user", {"question": "Which order is this about? Please give the order id."})]
     return _refund_then_email(chat, request, order_id)
+
+
+def _to_you(words: str) -> str:
+    """The person's own words about themselves, said back to them: 'whether I ...' -> 'whether you ...'."""
+    swapped = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are"}
+    return re.sub(r"\b(I|me|my|mine|am)\b", lambda m: swapped[m.group(1).lower()], words)
 
 
 def _delegate(chat: Conversation, task: str) -> Reply:
@@ -97,6 +110,8 @@ def _refund_then_email(chat: Conversation, request: SupportRequest, order_id: st
             else "Customer request"
         )
         pending.append(Call("issue_refund", {"order_id": order_id, "amount": amount, "reason": reason}))
+    if request.question is not None and chat.last("ask_user") is None:
+        pending.append(Call("ask_user", {"question": request.question}))
     if request.email_news is not None and chat.last("send_email") is None and details:
         pending.append(
             Call(
@@ -110,10 +125,13 @@ def _refund_then_email(chat: Conversation, request: SupportRequest, order_id: st
         )
     if pending:
         return pending
-    return " ".join(_outcome(r, order_id) for r in (chat.last("issue_refund"), chat.last("send_email")) if r)
+    done = (chat.last("issue_refund"), chat.last("send_email"), chat.last("ask_user"))
+    return " ".join(_outcome(r, order_id) for r in done if r)
 
 
 def _outcome(result: ToolResult, order_id: str) -> str:
+    if result.name == "ask_user":
+        return f"You answered: {result.content}"
     if result.name == "issue_refund":
         if not result.ok:
             return f"I did not refund order {order_id}. {result.content}"

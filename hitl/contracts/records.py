@@ -7,7 +7,7 @@ a standing approval an approve granted. The bodies of `GET /inbox` and `GET /aud
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Any, Literal, NotRequired, get_args
 
 from typing_extensions import TypedDict
 
@@ -15,6 +15,7 @@ from hitl.contracts.decisions import ArgBound  # noqa: TC001  (pydantic reads th
 from hitl.contracts.interrupts import Decider  # noqa: TC001  (as above)
 
 __all__ = [
+    "PERSON_DECISIONS",
     "Allowance",
     "ApprovalReceipt",
     "Approvals",
@@ -25,7 +26,17 @@ __all__ = [
     "InboxItem",
     "InboxPage",
     "ReceiptVerdict",
+    "RecordedDecision",
+    "Waiting",
 ]
+
+
+RecordedDecision = Literal["approve", "edit", "reject", "respond", "answered", "cancel", "withdrawn"]
+"""What an accepted decision is recorded, signed and counted as, everywhere (receipts, the trail,
+`hitl verify`, metrics, analytics): a gated call's approve, edit, reject or respond; a form's answer
+(`answered`, or `approve`/`cancel` for a form whose answer model declares `decision`); a sign-off's
+approve or reject; a request taken back by its asker or a supervisor (`withdrawn`)."""
+PERSON_DECISIONS: tuple[str, ...] = get_args(RecordedDecision)
 
 
 class Approvals(TypedDict):
@@ -76,6 +87,14 @@ class AuditRecord(ApprovalReceipt):
     """SHA-256 of this record's canonical JSON, `prev_hash` included."""
 
 
+class Waiting(TypedDict):
+    """Another call waiting on the same thread, for someone else perhaps: what, and who decides it."""
+
+    interrupt_id: str
+    tool: str | None
+    required_role: Decider
+
+
 class InboxItem(TypedDict):
     """One row of `GET /inbox`: one action a person may decide, in one pending interrupt."""
 
@@ -99,6 +118,9 @@ class InboxItem(TypedDict):
     escalated: bool
     approvals: NotRequired[Approvals]
     """Present when several people must approve: how many, and who has so far."""
+    also_waiting: NotRequired[list[Waiting]]
+    """Present when other calls wait on the thread too (the rest of a turn of several deciders):
+    each with who decides it. The thread goes on once every one has its answer."""
     age_seconds: float
 
 

@@ -18,7 +18,13 @@ from langgraph.types import interrupt
 
 from hitl.gate import deciders, timing
 from hitl.gate.review_requests import answer_contract
-from hitl.gate.trusted_state import CLEARANCES_KEY, clearance, is_cleared
+from hitl.gate.trusted_state import (
+    CLEARANCES_KEY,
+    asked_where_it_runs,
+    clearance,
+    is_asked_where_it_runs,
+    is_cleared,
+)
 from hitl.policy import quorum
 
 if TYPE_CHECKING:
@@ -59,6 +65,31 @@ def ask(
         ]
         started = time.perf_counter()
     return {index: p.decision for index, p in progress.items()}
+
+
+def mixes_deciders(gated: Sequence[tuple[int, ToolCall]], policy: Mapping[str, ToolGate]) -> bool:
+    """Whether the gated calls of a turn are for different deciders (an owner's question beside a review)."""
+    return len({policy[call["name"]].required_role(call["args"]) for _, call in gated}) > 1
+
+
+def asked_where_they_run(
+    last: AIMessage, gated: Sequence[tuple[int, ToolCall]], agent: str, thread_id: str | None
+) -> dict[str, Any]:
+    """A turn whose calls are for different deciders: never one batch, each gated call asked on its own.
+
+    One interrupt could then be answered by nobody (its reviewer may not answer the owner's
+    question, nor the owner the refund). Each gated call is marked to be asked about where it
+    runs, as in per-call mode: an interrupt of its own for its own decider, all at once, answered
+    in any order; the turn goes on when every call has its answer. The rest are cleared to run.
+    """
+    asked = {index for index, _ in gated}
+    marks = {}
+    for index, call in enumerate(last.tool_calls):
+        if not call["id"]:
+            continue
+        seal = asked_where_it_runs if index in asked else clearance
+        marks[call["id"]] = seal(thread_id, agent, call["id"], call["name"], call["args"])
+    return {"hitl_edited_tool_calls": {}, CLEARANCES_KEY: marks}
 
 
 def cleared_turn(last: AIMessage, agent: str, thread_id: str | None) -> dict[str, Any]:
@@ -126,8 +157,13 @@ def apply(  # noqa: PLR0913  (the turn, its answers, and what judges and clears 
 def uncleared(
     call: ToolCall, final: Action | ToolCall, clearances: object, *, agent: str, thread_id: str | None
 ) -> ToolMessage | None:
-    """The refusal of a call (`final`: as a reviewer edited it) that `agent`'s gate did not clear."""
+    """The refusal of a call (`final`: as a reviewer edited it) that `agent`'s gate did not clear.
+
+    A call of a mixed turn marked to be asked about where it runs passes here: it is asked there.
+    """
     if is_cleared(clearances, thread_id, agent, call["id"] or "", final["name"], final["args"]):
+        return None
+    if is_asked_where_it_runs(clearances, thread_id, agent, call["id"] or "", call["name"], call["args"]):
         return None
     return ToolMessage(
         content=(

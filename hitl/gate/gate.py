@@ -28,6 +28,7 @@ from hitl.gate.trusted_state import (
     CLEARANCES_KEY,
     RUN_POLICY_KEY,
     ApprovalState,
+    is_asked_where_it_runs,
     trusted_allowances,
     trusted_run_policy,
 )
@@ -133,6 +134,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         ]
         if not gated:
             return batched.cleared_turn(last, self.agent, thread_id)
+        if batched.mixes_deciders(gated, policy):
+            return batched.asked_where_they_run(last, gated, self.agent, thread_id)
         decisions = batched.ask(gated, policy, lambda asking: self.reviews.batched(asking, policy), started)
         return batched.apply(
             last, decisions, policy, agent=self.agent, thread_id=thread_id, process=self._process_decision
@@ -144,8 +147,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return None
         last = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage)), None)
         policy = self.policy_for(state)
-        if last is None or not any(self._pauses(call, policy, state) for call in last.tool_calls):
-            return self.after_model(state, runtime)
+        gated = [
+            (i, c) for i, c in enumerate(last.tool_calls if last else []) if self._pauses(c, policy, state)
+        ]
+        if not gated or batched.mixes_deciders(gated, policy):
+            return self.after_model(state, runtime)  # nothing is asked here
         return await asyncio.to_thread(self.after_model, state, runtime)
 
     def wrap_tool_call(
@@ -175,6 +181,12 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 ),
             )
 
+        if self._asked_here(request):
+            resolved = self._resolve_per_call(request)
+            if isinstance(resolved, ToolMessage):
+                return resolved
+            to_run, executed = resolved
+            return self._annotate_edited_result(checked(to_run), to_run, executed)
         return super().wrap_tool_call(request, checked)
 
     async def awrap_tool_call(
@@ -205,7 +217,8 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
                 ),
             )
 
-        if self.interrupt_mode != "per_call" or not self._pauses(
+        per_call_here = self.interrupt_mode == "per_call" or self._asked_here(request)
+        if not per_call_here or not self._pauses(
             request.tool_call, self.policy_for(request.state), request.state
         ):
             return await super().awrap_tool_call(request, checked)
@@ -223,6 +236,16 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         clearances = request.state.get(CLEARANCES_KEY)
         return batched.uncleared(
             request.tool_call, final, clearances, agent=self.agent, thread_id=current_thread_id()
+        )
+
+    def _asked_here(self, request: ToolCallRequest) -> bool:
+        """Batched mode: whether this call, of a turn of several deciders, is asked about where it runs."""
+        if self.interrupt_mode == "per_call":
+            return False
+        call = request.tool_call
+        clearances = request.state.get(CLEARANCES_KEY)
+        return is_asked_where_it_runs(
+            clearances, current_thread_id(), self.agent, call["id"] or "", call["name"], call["args"]
         )
 
     def _decided(self, request: ToolCallRequest) -> bool:

@@ -1,10 +1,11 @@
 """The state the gate trusts, and how it tells it from what a client planted.
 
 Four keys steer the gate: each tool call's clearance (`hitl_cleared_calls`, written by the
-gate when the call passed it), the server's receipts and allowances, and the run's checked
-policy. Each value carries a seal (`hitl.proof.seal`); the reducers here drop unsealed writes, and
-the gate checks seals again where it reads them, so a value that reaches state by any other
-path (an update, a `Send`, a fork) changes nothing. `ApprovalState` declares them, with their reducers.
+gate when the call passed it, or marking a call of a mixed turn to be asked about where it
+runs), the server's receipts and allowances, and the run's checked policy. Each value carries
+a seal (`hitl.proof.seal`); the reducers here drop unsealed writes, and the gate checks seals
+again where it reads them, so a value that reaches state by any other path (an update, a
+`Send`, a fork) changes nothing. `ApprovalState` declares them, with their reducers.
 """
 
 from __future__ import annotations
@@ -33,11 +34,28 @@ RECEIPT = "receipt"
 ALLOWANCE = "allowance"
 RUN_POLICY = "run_policy"
 CLEARANCE = "clearance"
+ASK_HERE = "ask_where_it_runs"
 
 
 def clearance(thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]) -> str:
     """The seal that lets `agent`'s tool node run exactly this call (name and args) on this thread."""
     return seal(CLEARANCE, thread_id, [agent, call_id, name, dict(args)])
+
+
+def asked_where_it_runs(
+    thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]
+) -> str:
+    """The seal that sends exactly this call to be asked about where it runs, on its own (a mixed turn)."""
+    return seal(ASK_HERE, thread_id, [agent, call_id, name, dict(args)])
+
+
+def is_asked_where_it_runs(  # noqa: PLR0913, PLR0917  (what the mark binds, named)
+    clearances: object, thread_id: str | None, agent: str, call_id: str, name: str, args: Mapping[str, Any]
+) -> bool:
+    """Whether `clearances` hold the gate's mark that this exact call is asked about where it runs."""
+    if not isinstance(clearances, dict) or not call_id:
+        return False
+    return verify(ASK_HERE, thread_id, [agent, call_id, name, dict(args)], clearances.get(call_id))
 
 
 def is_cleared(  # noqa: PLR0913, PLR0917  (what a clearance binds, named)

@@ -71,6 +71,11 @@ def file_card(graph: object, card: AgentCard) -> None:
     _CARDS[graph] = card
 
 
+def filed_cards() -> tuple[AgentCard, ...]:
+    """The cards of every graph `create_deep_agent` built in this process (a server: the served ones)."""
+    return tuple(_CARDS.values())
+
+
 def card_of(graph: object) -> AgentCard | None:
     """The card of a graph `create_deep_agent` built; None for any other graph."""
     try:

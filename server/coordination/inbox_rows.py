@@ -1,8 +1,9 @@
 """An inbox row: one pending call as the inbox, the watcher and the channels show it, and its source.
 
 `rows_of` turns a thread's pending interrupts (escalations applied) into one row per call, with
-who may decide it and its quorum's progress; `IndexedRow` is what the pending index keeps of
-one; `interrupted_threads` and `pending_of` read them from the engine, as the server.
+who may decide it, its quorum's progress and what else waits on the thread for whom;
+`IndexedRow` is what the pending index keeps of one; `interrupted_threads` and `pending_of` read
+them from the engine, as the server.
 Not for keeping rows current (`pending_index`) or for paging them (`inbox`).
 """
 
@@ -73,11 +74,20 @@ def rows_of(
     owner, graph_id = (v if isinstance(v := metadata.get(k), str) else None for k in ("owner", "graph_id"))
     since = str(thread.get("updated_at") or "")
     roles = threads.roles(escalations)
+    escalated = [listed.escalated(roles) for listed in pending_list]
+    waiting = [
+        (
+            pending.id,
+            {"interrupt_id": pending.id, "tool": action["tool"], "required_role": max(pending.deciders)},
+        )
+        for pending in escalated
+        for action in actions_of(pending)
+    ]
     rows = []
-    for listed in pending_list:
-        pending = listed.escalated(roles)
+    for pending in escalated:
         escalation = escalations.get(pending.id)
         deciders = frozenset(pending.deciders)
+        others = [row for interrupt_id, row in waiting if interrupt_id != pending.id]
         for index, action in enumerate(actions_of(pending)):
             row = {
                 "thread_id": str(thread["thread_id"]),
@@ -97,6 +107,7 @@ def rows_of(
                 "deadline": escalation.deadline.isoformat() if escalation else pending.deadline,
                 "escalated": pending.escalated_to is not None,
                 **({"approvals": action["approvals"]} if action.get("approvals") else {}),
+                **({"also_waiting": others} if others else {}),
             }
             kept = IndexedRow(row_key(row), row["agent"], row["graph_id"], row["tool"], deciders, owner)
             rows.append((row, kept))

@@ -36,6 +36,7 @@ from server.coordination.pending_index import INDEX
 from server.decisions import pipeline
 from server.decisions.withdrawals import rejection
 from server.identity.access import as_server
+from server.identity.answerers import answerable
 from server.identity.users import SYSTEM_ACTOR, User
 from server.insight import metrics
 from server.records import audit, threads
@@ -128,11 +129,15 @@ class Watcher:
         return token is not None
 
     async def watch(self, client: LangGraphClient, entry: Entry, now: datetime) -> None:
-        """Notices and deadlines of one thread."""
+        """Notices and deadlines of one thread; an approval nobody may answer any more is escalated."""
         roles = threads.roles(entry.escalations)
+        owner = _owner(entry.thread)
         for pending in entry.pending:
             current = pending.escalated(roles)
             escalation = entry.escalations.get(pending.id)
+            if not answerable(current.deciders, owner):
+                await self.unanswerable(client, entry.thread, current, escalation, now)
+                continue
             if self.settings.hitl_notify_url:
                 await self.announce(entry.thread, current, escalation, now, "approval_pending")
             await self.channels.announce(entry.thread, current, escalation, now)
@@ -174,12 +179,36 @@ class Watcher:
     ) -> None:
         """Escalate `pending` once, or answer it with a rejection as the system actor."""
         value = pending.value if isinstance(pending.value, dict) else {}
-        thread_id = str(thread["thread_id"])
         if value.get("on_expiry") == "escalate" and escalation is None:
             await self.escalate(client, thread, pending, now)
             return
         deadline = _deadline(pending, escalation)
-        reason = f"Expired: nobody decided before {deadline:%Y-%m-%d %H:%M:%S %Z}."
+        await self.turn_down(
+            client, thread, pending, f"Expired: nobody decided before {deadline:%Y-%m-%d %H:%M:%S %Z}."
+        )
+
+    async def unanswerable(
+        self,
+        client: LangGraphClient,
+        thread: dict[str, Any],
+        pending: Pending,
+        escalation: Escalation | None,
+        now: datetime,
+    ) -> None:
+        """An approval nobody may answer any more: escalated once, else turned down as the system actor."""
+        who = ", ".join(pending.deciders)
+        if escalation is None and answerable([ESCALATES_TO], _owner(thread)):
+            logger.warning("approval %s: nobody may answer it as %s any more; escalated", pending.id, who)
+            await self.escalate(client, thread, pending, now)
+            return
+        logger.warning("approval %s: nobody may answer it (%s); turned down", pending.id, who)
+        await self.turn_down(client, thread, pending, f"Nobody may answer it any more (it needs {who}).")
+
+    async def turn_down(
+        self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, reason: str
+    ) -> None:
+        """Answer `pending` with its rejection (`rejection`) as the system actor, through the pipeline."""
+        thread_id = str(thread["thread_id"])
         answer = rejection(pending, reason)
         if answer is None:
             return
@@ -187,12 +216,9 @@ class Watcher:
         if graph_id is None:
             logger.warning("expiry of %s skipped: no recorded graph for thread %s", pending.id, thread_id)
             return
-        metadata = thread.get("metadata")
-        owner = metadata.get("owner") if isinstance(metadata, dict) else None
-        owner = owner if isinstance(owner, str) else None
         command: dict[str, Any] = {"resume": {pending.id: answer}}
         try:
-            await pipeline.decide(SYSTEM, thread_id, owner, [pending], command)
+            await pipeline.decide(SYSTEM, thread_id, _owner(thread), [pending], command)
         except Exception as refusal:  # noqa: BLE001  (a person answered first: nothing to do)
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return
@@ -225,6 +251,12 @@ class Watcher:
             await self.announce(thread, escalated, escalation, now, "approval_escalated")
         escalated = pending.escalated(threads.roles({pending.id: escalation}))
         await self.channels.announce(thread, escalated, escalation, now, "approval_escalated")
+
+
+def _owner(thread: dict[str, Any]) -> str | None:
+    metadata = thread.get("metadata")
+    owner = metadata.get("owner") if isinstance(metadata, dict) else None
+    return owner if isinstance(owner, str) else None
 
 
 def _deadline(pending: Pending, escalation: Escalation | None) -> datetime | None:

@@ -22,6 +22,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 
+from hitl.policy.served import filed_cards
 from hitl.settings import get_settings
 from server.admission.assistants import ROUTES as ASSISTANT_ROUTES
 from server.admission.assistants import AssistantChangeCheck
@@ -35,6 +36,7 @@ from server.coordination.pending_index import INDEX
 from server.coordination.watcher import Watcher
 from server.http.auth import authenticate
 from server.http.routes import ROUTES
+from server.identity.answerers import check_policies
 from server.identity.tokens import check_configuration, token_of
 from server.identity.users import is_dev_token, is_loopback
 from server.insight import heap_probe
@@ -158,6 +160,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     await recover_after_crash()  # first: it holds the run queue from the first instant
     await asyncio.to_thread(move.move_out)  # an older release's records, out of the business database
     await asyncio.to_thread(check_store_apart)
+    check_policies(filed_cards())  # every approval of a served agent has someone who may answer it
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
     frozen = startup_heap.freeze()  # the graphs are loaded: langgraph-api's lifespan runs before this one
     logger.info("startup heap: %d objects frozen out of full garbage collections", frozen)

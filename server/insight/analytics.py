@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from hitl.contracts.records import PERSON_DECISIONS
 from server.identity.users import SYSTEM_ACTOR
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-PERSON_DECISIONS = ("approve", "edit", "reject", "respond")
 KINDS = (*PERSON_DECISIONS, "expire")
 """What can become of a pending approval: a person's decision, or the watcher's rejection at expiry."""
 

@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from hitl.contracts.records import PERSON_DECISIONS
 from hitl.gate import timing
 from server.coordination.inbox_rows import actions_of, rows_of
 from server.coordination.pending_index import INDEX
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound="Callable[..., Any]")
 REGISTRY = CollectorRegistry()
 """This process's metrics only (no default process collectors: the API process has its own)."""
-DECISIONS = frozenset({"approve", "edit", "reject", "respond"})
-"""The decisions a person (or the expiry, as `system`) takes on a pending approval."""
+DECISIONS = frozenset(PERSON_DECISIONS)
+"""The decisions a person (or the expiry, as `system`) takes on a pending approval (`RecordedDecision`)."""
 LABEL_CHARS = 100
 DECISION_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 4 * 3600.0, 24 * 3600.0)
 GATE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

@@ -266,9 +266,6 @@ def _receipts_for(
         ]
     if value.get("type") == "tool_approval":
         return [(_decision_receipt(base, value, answer), value)]
-    approved = (
-        answer.get("approved", answer.get("decision") == "approve") if isinstance(answer, dict) else False
-    )
     return [
         (
             ApprovalReceipt(
@@ -277,13 +274,26 @@ def _receipts_for(
                 agent=str(value.get("agent", "")),
                 tool=pending.subject,
                 requested_args=dict(value.get("context") or {}),
-                decision="approve" if approved else "reject",
+                decision=answered_as(value, answer),
                 final_args=answer if isinstance(answer, dict) else {"answer": answer},
                 message=(answer.get("reason") or answer.get("message")) if isinstance(answer, dict) else None,
             ),
             {},
         )
     ]
+
+
+def answered_as(value: Mapping[str, Any], answer: Any) -> str:  # noqa: ANN401  (any answer its schema took)
+    """What a tool's own question was answered with, as recorded (`RecordedDecision`).
+
+    A sign-off (`approval_request`) is approve or reject by its `approved`; a form whose answer
+    model declares `decision: approve | cancel` is recorded as that; any other form's answer is
+    `answered` (its values are in `final_args`, and their digest in the signed receipt).
+    """
+    said = answer if isinstance(answer, dict) else {}
+    if value.get("type") == "approval_request":
+        return "approve" if said.get("approved") is True else "reject"
+    return str(said["decision"]) if said.get("decision") in {"approve", "cancel"} else "answered"
 
 
 def _decision_receipt(

@@ -84,16 +84,27 @@ def test_an_edit_below_the_limit_needs_one_approval(support_agent, services):
     assert [r["amount"] for r in services.payments.refunds_for("A4096")] == [1500.0]
 
 
-def test_a_batch_keeps_its_decided_calls_until_the_quorum_call_is_done(support_agent, services):
-    """Refund 2,400 and e-mail in one turn: round 2 asks about the refund only; both run after it."""
+def test_a_supervisors_quorum_call_and_a_reviewers_call_are_asked_apart(support_agent, services):
+    """Refund 2,400 (two supervisors) and e-mail (a reviewer) in one turn: two interrupts, never one batch.
+
+    Each is answered on its own, in any order: the e-mail runs once approved; the refund asks its
+    second round on its own and runs after it.
+    """
     chat = support_agent()
-    first = only_interrupt(chat.say(phrases.refund_and_email("A4096")))
-    names = [a["name"] for a in first.value["action_requests"]]
-    assert names == ["issue_refund", "send_email"]
-    second = only_interrupt(chat.resume({"decisions": [{"type": "approve"}, {"type": "approve"}]}))
-    assert [a["name"] for a in second.value["action_requests"]] == ["issue_refund"]
-    assert services.outbox.sent_to("ada.okafor@example.com") == []
-    chat.resume(APPROVE)
+    result = chat.say(phrases.refund_and_email("A4096"))
+    by_tool = {i.value["name"]: i for i in result.interrupts}
+    assert sorted(by_tool) == ["issue_refund", "send_email"]
+    assert {i.value["type"] for i in result.interrupts} == {"tool_approval"}
+    assert (by_tool["issue_refund"].value["required_role"], by_tool["send_email"].value["required_role"]) == (
+        "supervisor",
+        "reviewer",
+    )
+    chat.resume({by_tool["send_email"].id: {"type": "approve"}})
+    assert len(services.outbox.sent_to("ada.okafor@example.com")) == 1
+    second = only_interrupt(chat.resume({by_tool["issue_refund"].id: {"type": "approve"}}))
+    assert (second.value["name"], second.value["approved_by"]) == ("issue_refund", [])
+    assert services.payments.refunds_for("A4096") == []
+    chat.resume({second.id: {"type": "approve"}})
     assert [r["amount"] for r in services.payments.refunds_for("A4096")] == [2400.0]
     assert len(services.outbox.sent_to("ada.okafor@example.com")) == 1
 

@@ -174,3 +174,55 @@ async def test_a_bad_edit_is_refused_before_it_is_saved_and_the_approval_stays_a
         approved = await supervisor.post(f"/threads/{thread_id}/runs/wait", json=approve(interrupt_id))
         approved.raise_for_status()
     assert [r["amount"] for r in business.payments.refunds_for(order_id)] == [620.0]
+
+
+async def test_a_mixed_turn_is_answered_on_both_replicas_at_once_each_part_by_its_party(replicas, business):
+    """refund + question: the owner answers on A while the reviewer approves on B; one refund, one answer.
+
+    Two runs on one thread cannot start together: the one refused with 409 is sent again until taken.
+    """
+    from agents.offline import phrases  # noqa: PLC0415
+
+    a, b = replicas.urls
+    async with http(a, "requester1") as requester, http(b, "reviewer1") as reviewer:
+        order_id = add_order(business, 300)
+        thread_id = (await requester.post("/threads", json={})).raise_for_status().json()["thread_id"]
+        body = {
+            "assistant_id": "support",
+            "input": {"messages": [{"role": "user", "content": phrases.refund_and_ask(order_id)}]},
+        }
+        (await requester.post(f"/threads/{thread_id}/runs/wait", json=body)).raise_for_status()
+        state = (await requester.get(f"/threads/{thread_id}/state")).raise_for_status().json()
+        asked = {i["value"]["name"]: i["id"] for task in state["tasks"] for i in task["interrupts"]}
+        assert sorted(asked) == ["ask_user", "issue_refund"]
+
+        async def answer(client, interrupt_id: str, decision: dict) -> int:
+            command = {"assistant_id": "support", "command": {"resume": {interrupt_id: decision}}}
+            for _ in range(100):
+                sent = await client.post(f"/threads/{thread_id}/runs/wait", json=command)
+                if sent.status_code != 409 or "already answered" in sent.text:
+                    return sent.status_code
+                await asyncio.sleep(0.1)
+            return 409
+
+        told = await asyncio.gather(
+            answer(requester, asked["ask_user"], {"type": "respond", "message": "Store credit is fine"}),
+            answer(reviewer, asked["issue_refund"], {"type": "approve"}),
+        )
+        assert told == [200, 200]
+
+        async def finished() -> bool:
+            thread = (await requester.get(f"/threads/{thread_id}")).json()
+            return thread["status"] == "idle"
+
+        await until(finished, seconds=60, every=0.2)
+        final = (await requester.get(f"/threads/{thread_id}/state")).json()["values"]["messages"][-1][
+            "content"
+        ]
+        assert "You answered: Store credit is fine" in final
+        records = [r for r in await audit(reviewer, thread_id) if r["outcome"] == "accepted"]
+        assert sorted((r["tool"], r["reviewer"]) for r in records) == [
+            ("ask_user", "requester1"),
+            ("issue_refund", "reviewer1"),
+        ]
+    assert [r["amount"] for r in business.payments.refunds_for(order_id)] == [300.0]

@@ -265,3 +265,37 @@ async def test_the_servers_records_are_closed_to_clients(as_user):
             await client.store.put_item(("hitl_records", "escalations", "t"), "i", {"required_role": "owner"})
         with refused(403, "server's own"):
             await client.store.search_items(("hitl_records",))
+
+
+async def test_an_email_beside_a_question_is_rejected_at_its_deadline_and_the_question_stays(
+    as_user, short_server
+):
+    """e-mail + ask_user: at the e-mail's deadline the watcher rejects it alone; the question stays.
+
+    The owner then answers it; the turn ends once, and no e-mail is sent.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(short_server.services, 40)
+    thread_id, _ = await start(requester, phrases.email_and_ask(order_id))
+
+    async def only_the_question_left():
+        state = await requester.threads.get_state(thread_id)
+        waiting = [i["value"]["name"] for task in state["tasks"] for i in task.get("interrupts") or []]
+        return waiting if waiting == ["ask_user"] else None
+
+    await until(only_the_question_left)
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["tool"], r["decision"], r["reviewer"]) for r in records] == [
+        ("send_email", "reject", "system")
+    ]
+    state = await requester.threads.get_state(thread_id)
+    (question,) = [i for task in state["tasks"] for i in task.get("interrupts") or []]
+    await requester.runs.wait(
+        thread_id,
+        "support",
+        command={"resume": {question["id"]: {"type": "respond", "message": "Home, please"}}},
+    )
+    await until_idle(requester, thread_id)
+    final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
+    assert "You answered: Home, please" in final
+    assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []

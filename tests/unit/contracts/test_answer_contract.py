@@ -78,7 +78,8 @@ def every_interrupt_kind(graphs: dict[str, Any], services: Any, new_order: Any) 
     )
     scenarios: list[tuple[str, str, dict[str, Any] | None]] = [
         ("support", phrases.REFUND_IN_FULL, None),  # over the supervisor limit: no may_allow
-        ("support", phrases.refund_and_email(new_order(600)), None),  # two calls: no may_allow, may_allow
+        ("support", phrases.refund_and_email(new_order(300)), None),  # two calls of reviewers: one batch
+        ("support", phrases.refund_and_email(new_order(600)), None),  # a supervisor's and a reviewer's: apart
         ("support", phrases.REFUND_WITHOUT_ORDER.replace("refund", "refund 59 on"), None),  # ask_user
         ("support", phrases.REFUND_VIA_SPECIALIST, None),  # subagent
         ("support", phrases.EMAIL_CUSTOMER, None),
@@ -113,7 +114,7 @@ def test_the_derived_schema_is_the_published_one_for_every_interrupt_kind(graphs
     assert {kind(i.value) for i in found} >= {
         ("batched", (False,)),
         ("batched", (True,)),
-        ("batched", (False, True)),
+        ("batched", (True, True)),
         ("tool_approval", None, True),
         ("tool_approval", None, False),
         ("form", "flight-booking", False),

@@ -6,13 +6,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from server.insight.analytics import quantile, summarise
+from server.insight.analytics import KINDS, quantile, summarise
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
 
 PAUSE = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 REVIEWER = ["reviewer"]
 SUPERVISOR = ["reviewer", "supervisor"]
+
+NONE = dict.fromkeys(KINDS, 0)
+"""Every kind a pending approval can end as (answered forms and cancels, withdrawals too), none yet."""
 
 
 def record(
@@ -81,8 +84,8 @@ def test_totals_count_decisions_timings_and_other_events():
         "timed": 10,
         "median_seconds": 25.0,
         "p90_seconds": 468.0,
-        "counts": {"approve": 6, "edit": 1, "reject": 3, "respond": 0, "expire": 1},
-        "rates": {"approve": 0.5455, "edit": 0.0909, "reject": 0.2727, "respond": 0.0, "expire": 0.0909},
+        "counts": {**NONE, "approve": 6, "edit": 1, "reject": 3, "expire": 1},
+        "rates": {**NONE, "approve": 0.5455, "edit": 0.0909, "reject": 0.2727, "expire": 0.0909},
         "refused": 1,
         "escalated": 1,
     }
@@ -93,7 +96,7 @@ def test_per_tool_timings_rates_and_edits():
     tools = by(summarise(RECORDS, PAUSED, QUERY)["by_tool"], "tool")
     refund = tools["issue_refund"]
     assert (refund["decisions"], refund["median_seconds"], refund["p90_seconds"]) == (4, 90.0, 2556.0)
-    assert refund["rates"] == {"approve": 0.25, "edit": 0.25, "reject": 0.25, "respond": 0.0, "expire": 0.25}
+    assert refund["rates"] == {**NONE, "approve": 0.25, "edit": 0.25, "reject": 0.25, "expire": 0.25}
     assert refund["edits"] == {
         "amount": {"changed": 1, "mean_change": -200.0, "mean_relative_change": -0.2225},
         "reason": {"changed": 1, "mean_change": None, "mean_relative_change": None},
@@ -152,7 +155,7 @@ def test_filters_and_days():
     ops = summarise(RECORDS, PAUSED, AnalyticsQuery(QUERY.since, QUERY.until, agent="ops"))
     assert ops["totals"]["decisions"] == 3
     assert ops["by_day"] == [
-        {"day": "2026-11-02", "approve": 1, "edit": 0, "reject": 2, "respond": 0, "expire": 0}
+        {"day": "2026-11-02", **NONE, "approve": 1, "reject": 2}
     ]
     email = summarise(RECORDS, PAUSED, AnalyticsQuery(QUERY.since, QUERY.until, tool="send_email"))
     assert email["totals"]["counts"]["approve"] == 4

@@ -57,6 +57,7 @@ export interface HitlContracts {
   RunContext?: RunContext;
   ToolApprovalRequest?: ToolApprovalRequest;
   ToolOverride?: ToolOverride;
+  Waiting?: Waiting;
 }
 /**
  * Represents an action with a name and args.
@@ -479,6 +480,7 @@ export interface InboxItem {
   age_seconds: number;
   agent: string | null;
   allowed_decisions: string[];
+  also_waiting?: Waiting[];
   approvals?: Approvals;
   args: {
     [k: string]: unknown;
@@ -495,6 +497,17 @@ export interface InboxItem {
   thread_id: string;
   tool: string | null;
   tool_call_id: string | null;
+}
+/**
+ * Another call waiting on the same thread, for someone else perhaps: what, and who decides it.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Waiting".
+ */
+export interface Waiting {
+  interrupt_id: string;
+  required_role: "owner" | "reviewer" | "supervisor";
+  tool: string | null;
 }
 /**
  * The body of `GET /inbox`: a page of rows, the cursor of the next one, and how many wait in all.
