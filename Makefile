@@ -5,8 +5,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 REPLICAS_STAMP := .venv-replicas/.installed
-# `make deploy-check`: podman-compose in a venv of its own; podman, runc and debootstrap from Debian.
-DEPLOY_STAMP := .venv-deploy/.installed
 N ?= 2
 PORT ?= 2024
 # pytest workers of `make test` (pytest-xdist, a module per worker at a time; tests/web and tests/wire each
@@ -17,8 +15,6 @@ PORT ?= 2024
 # Modules go out in collected order, the `long` ones and those two folders first (tests/conftest.py);
 # xdist's default reorder (most tests first) would start the few-test, minute-long modules last.
 TEST_WORKERS ?= 3
-# `make chaos`: how long approvals flow while replicas are killed and Redis and PostgreSQL restart
-CHAOS_SECONDS ?= 300
 # `make dev` serves in dev mode (the dev-* tokens of .env.example, one-click sign-in, loopback only).
 # The server reads HITL_DEV_MODE from its environment only, so the .env copied from .env.example
 # (HITL_DEV_MODE=false) does not turn it off here, nor would a .env turn it on anywhere else.
@@ -40,11 +36,15 @@ export LANGGRAPH_NO_VERSION_CHECK := true
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help dev serve-replicas local-services test test-web test-python chaos deploy-check deploy-tools lint schemas \
-	bench clean
+.PHONY: help setup dev serve-replicas local-services test test-web test-python lint schemas clean
+
+# Targets of parts a project may not have live beside those parts (`make bench` in bench/, `make chaos`
+# beside the replica tests, `make deploy-check` in deploy/check/), so `make help` lists only what this
+# checkout can run.
+-include bench/bench.mk tests/replicas/chaos.mk deploy/check/check.mk
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -58,17 +58,6 @@ $(REPLICAS_STAMP): pyproject.toml constraints-replicas.txt
 	.venv-replicas/bin/python -m pip install --quiet --upgrade pip
 	.venv-replicas/bin/python -m pip install --quiet -c constraints-replicas.txt -e . langhost
 	touch $@
-
-$(DEPLOY_STAMP): deploy/check/requirements.txt
-	$(PYTHON) -m venv .venv-deploy
-	.venv-deploy/bin/python -m pip install --quiet -r deploy/check/requirements.txt
-	touch $@
-
-# Containers on these machines: podman with runc (crun fails on hybrid cgroups), debootstrap for the base.
-deploy-tools:
-	@command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null || { \
-		$(SUDO) apt-get -o DPkg::Lock::Timeout=120 update && \
-		$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y podman runc debootstrap; }
 
 $(WEB_DEPS): $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
@@ -85,6 +74,8 @@ $(CHROMIUM):
 	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 update
 	$(SUDO) apt-get -o DPkg::Lock::Timeout=120 install -y chromium
 
+setup: $(STAMP) $(WEB_DEPS) ## Set up .venv (with the hitl CLI) and the web app's packages; dev and test do it too
+
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
 	@$(BIN)/python -m server.runtime.port_check $(PORT)
 	@$(BIN)/python -m hitl.proof.receipt_keys ensure
@@ -100,7 +91,14 @@ local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas a
 serve-replicas: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) .env local-services ## Serve N (default 2) replicas on the local PostgreSQL + Redis, ports $(PORT)...
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.runtime.replicas --replicas $(N) --port $(PORT)
 
-test: $(STAMP) $(REPLICAS_STAMP) $(WEB_BUILD) $(CHROMIUM) local-services ## Set up; web unit tests (Vitest) beside pytest (graphs, server, replicas, Chromium)
+# `make test` sets up only what the tests here use: the browser tests (tests/web) Chromium and the web build,
+# the replica tests (tests/replicas) the replica engine's venv and the local PostgreSQL + Redis. A project
+# from `hitl new project` has neither folder; add one (with its conftest.py from the template) and
+# `make test` sets those up again.
+TEST_NEEDS := $(STAMP) $(WEB_DEPS) $(if $(wildcard tests/web),$(WEB_BUILD) $(CHROMIUM)) \
+	$(if $(wildcard tests/replicas),$(REPLICAS_STAMP) local-services)
+
+test: $(TEST_NEEDS) ## Set up what the tests use; web unit tests (Vitest) beside pytest
 	@$(MAKE) --no-print-directory -j2 test-web test-python
 
 # `make test`'s two suites, run side by side (Vitest takes half a minute of one core, while pytest's first
@@ -111,12 +109,6 @@ test-web:
 test-python:
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
-chaos: $(STAMP) $(REPLICAS_STAMP) ## Fault test for CHAOS_SECONDS (300): 3 replicas killed, Redis + PostgreSQL restarted; prints the ledger
-	FAULT_SECONDS=$(CHAOS_SECONDS) FAULT_REPLICAS=3 $(BIN)/pytest -s -n 0 --timeout $$(( $(CHAOS_SECONDS) + 900 )) tests/replicas/test_faults.py
-
-deploy-check: $(STAMP) $(DEPLOY_STAMP) deploy-tools ## Build the compose stack (podman), approve across, kill, upgrade, remove it (root)
-	$(SUDO) $(BIN)/python -m deploy.check --compose .venv-deploy/bin/podman-compose
-
 lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's type check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -125,9 +117,6 @@ lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's
 
 schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 	$(BIN)/python -m hitl.contracts.publish
-
-bench: $(STAMP) ## Benchmarks beside a stock Deep Agent -> bench/RESULTS.md (17-31 min on 2 cores; BENCH_*= to resize)
-	$(BIN)/python -m bench
 
 clean: ## Remove the virtualenv, data, server state and the web build
 	rm -rf $(VENV) .venv-replicas .venv-deploy data .langgraph_api $(WEB)/dist

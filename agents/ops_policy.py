@@ -36,19 +36,23 @@ def _describe_edit(_name: str, args: Mapping[str, Any]) -> str:
 
 
 def file_write_policy() -> Policy:
-    """Writing or editing a workspace file: approve, edit, reject, or respond in the tool's place."""
+    """Writing or editing a workspace file: approve, edit, reject, or respond in the tool's place.
+
+    A reviewer may "always allow" the rest of a thread's writes (`may_allow`).
+    """
     every: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
     return {
-        "write_file": ToolGate(allowed_decisions=every, description=_describe_write),
-        "edit_file": ToolGate(allowed_decisions=every, description=_describe_edit),
+        "write_file": ToolGate(allowed_decisions=every, description=_describe_write, may_allow=True),
+        "edit_file": ToolGate(allowed_decisions=every, description=_describe_edit, may_allow=True),
     }
 
 
 def delete_file_gate() -> ToolGate:
-    """Deleting a workspace file: approve, edit (another path) or reject."""
+    """Deleting a workspace file: approve, edit (another path) or reject; "always allow" in a thread."""
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
         description=lambda _n, a: f"Delete {a['path']}",
+        may_allow=True,
     )
 
 

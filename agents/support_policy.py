@@ -90,6 +90,8 @@ def refund_gate(
 
     Refunds over the supervisor limit are always reviewed: no run override or thread
     allowance lets one through. Refunds over the dual-control limit need two supervisors.
+    Below it a reviewer may "always allow" the thread's later refunds, within the bounds they set
+    (`may_allow`: a tool that moves money opts in, it is off by default).
     """
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
@@ -100,6 +102,7 @@ def refund_gate(
         approvals_required=_refund_quorum(settings),
         fixed_on_edit=("order_id",),
         check_args=refund_args_check(services),
+        may_allow=True,
         deadline=Deadline(
             settings.refund_deadline_seconds,
             "escalate",
@@ -116,6 +119,7 @@ def support_policy(settings: DemoSettings, services: Callable[[], Services] | No
             allowed_decisions=("approve", "reject"),
             description=lambda _n, a: f"E-mail {a['to']}: {a['subject']}",
             deadline=Deadline(settings.email_deadline_seconds),
+            may_allow=True,
         ),
         "ask_user": ToolGate(
             allowed_decisions=("respond",),

@@ -3,9 +3,11 @@
 The public API, the part your agents and this template's later releases agree on (CHANGELOG.md):
 - `create_deep_agent`: Deep Agents' own, with `interrupt_on` enforced by the layer's gates, plus
   `run_by` (who may run the agent) and `offline` (its script for the offline model);
-- `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`;
-- `Script`, `Rule`, `Call`: what the offline scripted model does for an agent;
-- `register_form`: a tool's own `interrupt()` form, checked by name;
+- `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Decider`
+  (who answers: "owner", "reviewer", "supervisor") and `DecisionType` (approve, edit, reject, respond);
+- `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
+- `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
+- `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
 - `hitl.contracts.interrupts`, `.decisions`, `.records` and `.run_context`: the interrupt, decision,
   receipt, audit and run context shapes (published as JSON Schema by `hitl.contracts.publish`);
 - the server wiring a `langgraph.json` names: `server.http.auth:auth`, `server.http.app:app` and
@@ -19,13 +21,16 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hitl.contracts.forms import register_form
+    from hitl.contracts.decisions import Decision, DecisionType
+    from hitl.contracts.forms import Form, register_form
+    from hitl.contracts.interrupts import Decider
+    from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
     from hitl.policy.gates import ToolGate
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"
 """The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
 
 PUBLIC = {
@@ -36,16 +41,26 @@ PUBLIC = {
     "Rule": "hitl.model.scripted",
     "Call": "hitl.model.scripted",
     "register_form": "hitl.contracts.forms",
+    "Form": "hitl.contracts.forms",
+    "Decider": "hitl.contracts.interrupts",
+    "DecisionType": "hitl.contracts.decisions",
+    "Decision": "hitl.contracts.decisions",
+    "build_resume": "hitl.contracts.resume",
 }
 """Each public name, and the module it is defined in."""
 
 __all__ = [
     "Call",
     "Deadline",
+    "Decider",
+    "Decision",
+    "DecisionType",
+    "Form",
     "Rule",
     "Script",
     "ToolGate",
     "__version__",
+    "build_resume",
     "create_deep_agent",
     "register_form",
 ]

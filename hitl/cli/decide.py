@@ -95,11 +95,13 @@ def edit(
 def answer(
     thread: str,
     interrupt: str,
-    as_json_answer: Annotated[str, typer.Option("--json", help="The answer, as JSON (forms).")],
+    as_json_answer: Annotated[
+        str, typer.Option("--json", help="The answer, as JSON: the fields `hitl show` lists for the form.")
+    ],
     url: Url = DEFAULT_URL,
     token: Token = "",
 ) -> None:
-    """Answer one interrupt by id with a JSON value (flight booking form, sign-off)."""
+    """Answer one interrupt by id with a JSON value: a tool's own form, or a sign-off (approved, reason)."""
     value = json_object(as_json_answer, "--json")
     client = connect(url, token)
     try:

@@ -3,7 +3,8 @@
 It talks to the server like every other client (bearer token, the same validated and
 authorised resume path) and builds resumes by tool call id (`hitl.contracts.resume`). Errors are one
 line on stderr and a non-zero exit. This module is the command (`hitl.cli.main:app`, the console
-script): the queue is `queue`, the answers `decide`, stats and verification `reports`.
+script): the queue is `queue`, the answers `decide`, stats and verification `reports`; a
+project's own agents and releases are `scaffold` and `project` (`hitl new`, `hitl upgrade`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Annotated
 import typer
 
 from hitl.cli import decide, queue, reports, scaffold
+from hitl.cli.project.upgrade import upgrade_command
 from hitl.cli.terminal import fail
 
 app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
@@ -31,6 +33,7 @@ for command in (
     reports.verify,
 ):
     app.command()(command)
+app.command("upgrade")(upgrade_command)
 
 
 @app.command("openai-scripted")

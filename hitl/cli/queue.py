@@ -13,6 +13,7 @@ import httpx
 import typer
 from rich.table import Table
 
+from hitl.cli.form_fields import field_lines
 from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
 from hitl.contracts.resume import pending_interrupts
 
@@ -39,7 +40,7 @@ def inbox(
         return
     table = Table(title=f"Inbox ({page['total']} waiting)")
     table.add_column("thread", no_wrap=True, min_width=36)
-    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age"):
+    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age", "also waiting"):
         table.add_column(column, overflow="fold")
     for item in page["items"]:
         table.add_row(
@@ -51,22 +52,30 @@ def inbox(
             progress(item.get("approvals")) or "",
             str(item["owner"]),
             f"{item['age_seconds'] / 60:.0f} min",
+            also_waiting(item),
         )
     out.print(table)
     if page.get("next_cursor"):
         out.print(f"more: {page['total'] - len(page['items'])} not shown (--limit, --agent, --tool)")
 
 
+def also_waiting(item: dict[str, Any]) -> str:
+    """What else waits on the row's thread, for whom: 'ask_user (owner)'; '' when nothing else does."""
+    return "; ".join(f"{w.get('tool')} ({w.get('required_role')})" for w in item.get("also_waiting") or [])
+
+
 def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
-    """Show a thread's pending approvals and the decisions already taken."""
+    """Show a thread's pending approvals (a form's fields, their types and limits) and the decisions taken."""
     client = connect(url, token)
     try:
         state = client.threads.get(thread)
         values = client.threads.get_state(thread)["values"]
         receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+        pending = pending_interrupts(state)
+        asks = any((i.get("value") or {}).get("type") in {"form", "approval_request"} for i in pending)
+        schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if asks else {}
     except httpx.HTTPError as error:
         server_error(error)
-    pending = pending_interrupts(state)
     if emit({"status": state["status"], "pending": pending, "receipts": receipts}, as_json):
         return
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
@@ -82,8 +91,14 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
             )
             out.print(
                 f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants {what}  "
-                f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else "")
+                f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else ""),
+                markup=False,
             )
+        if isinstance(schema := schemas.get(interrupt["id"]), dict):
+            title = f": {value['title']}" if value.get("title") else ""
+            out.print(f"    to fill in{title} (hitl answer {thread} {interrupt['id']} --json '{{...}}')")
+            for line in field_lines(schema):
+                out.print(f"      {line}", markup=False, soft_wrap=True)
     for receipt in receipts:
         who = f"{receipt['reviewer']} at {receipt['decided_at']}"
         quorum = progress(receipt.get("approvals"))
@@ -108,11 +123,11 @@ def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_
         as_json,
     ):
         return
-    report(client, thread["thread_id"], result)
+    report(client, thread["thread_id"], result, again=False)
 
 
-def report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # noqa: ANN401
-    """What a thread does after a run or an answer: waits again (for what), or what the agent said."""
+def report(client: SyncLangGraphClient, thread: str, result: Any, *, again: bool = True) -> None:  # noqa: ANN401
+    """What a thread does after a run or an answer: waits (again: after an answer) for what, or its reply."""
     state = client.threads.get(thread)
     waiting = pending_interrupts(state)
     messages = (result or {}).get("messages") if isinstance(result, dict) else None
@@ -134,7 +149,7 @@ def report(client: SyncLangGraphClient, thread: str, result: Any) -> None:  # no
         more = f"; {'; '.join(counts)}" if counts else ""
         asked = sum(len((i.get("value") or {}).get("action_requests") or [None]) for i in waiting)
         pending = f"{asked} approval{'' if asked == 1 else 's'} pending"
-        out.print(f"thread {thread} waits again: {pending}{more} (hitl show {thread})")
+        out.print(f"thread {thread} waits{' again' if again else ''}: {pending}{more} (hitl show {thread})")
     elif messages:
         out.print(f"thread {thread}: {messages[-1].get('content')}")
     else:

@@ -2,14 +2,13 @@
 
 `new_agent` writes `agents/NAME.py` (a `create_deep_agent` with its `interrupt_on`, `run_by` and
 offline script), `tools/NAME.py` (one gated example tool, idempotent by tool call id), a test
-in-process and one through the server, and the graph's entry in `langgraph.json`. `new_project`
-renders this template without the demo (copier, `copier.yml`), then gives it one such agent, its
-README and its settings. The templates are in `hitl/cli/templates`. Not for the approval layer itself.
+in-process and one through the server, and the graph's line in `langgraph.json`. `hitl new project`
+is `hitl.cli.project.making`'s. The templates are in `hitl/cli/templates`. Not for the approval layer
+itself.
 """
 
 from __future__ import annotations
 
-import json
 import keyword
 import re
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from string import Template
 from typing import Annotated
 
 import typer
+
+from hitl.cli.project.served_graphs import add_graph, served
 
 TEMPLATES = Path(__file__).parent / "templates"
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -70,8 +71,12 @@ def new_agent(root: Path, name: str) -> NewAgent:
     if taken := [str(path.relative_to(root)) for path in files if path.exists()]:
         msg = f"{name!r} is taken: {', '.join(taken)} exist already"
         raise ScaffoldError(msg)
-    served = json.loads(config.read_text()).get("graphs") or {}
-    if name in served:
+    try:
+        serving = served(config.read_text())
+    except (ValueError, AttributeError) as error:
+        msg = f"{config} cannot be read: {error}"
+        raise ScaffoldError(msg) from None
+    if name in serving:
         msg = f"{name!r} is taken: langgraph.json serves a graph of that name already"
         raise ScaffoldError(msg)
     values = {"name": name, "table": f"{name}_outbox", "example": EXAMPLE, "pattern": PATTERN}
@@ -84,71 +89,9 @@ def new_agent(root: Path, name: str) -> NewAgent:
     return NewAgent(name, (*files, *served_by), EXAMPLE)
 
 
-@dataclass(frozen=True)
-class NewProject:
-    """What `new_project` made: where, and its example agent."""
-
-    root: Path
-    agent: NewAgent
-
-
-DEMO_SETTINGS = re.compile(
-    r"\n# --- The demo's own settings.*?# --- end of the demo's own settings ---\n", re.DOTALL
-)
-"""The demo's section of `.env.example`, which a project without the demo leaves out."""
-
-
-def new_project(destination: Path, name: str, example: str = "assistant") -> NewProject:
-    """Render this template at `destination` without the demo, with the agent `example` in it.
-
-    The template is this checkout's committed HEAD (copier takes it from git), so a project is
-    made from what was released, never from work in progress.
-
-    Raises:
-        ScaffoldError: `destination` is not empty, `name` or `example` is no fit name, or
-            this checkout is no git repository (copier renders from git).
-    """
-    import copier  # noqa: PLC0415  (a dev dependency, needed for this command only)
-
-    template = Path(__file__).resolve().parents[2]
-    if not (template / ".git").exists() or not (template / "copier.yml").is_file():
-        msg = f"{template} is no clone of the template (git, copier.yml): run it from your clone of it"
-        raise ScaffoldError(msg)
-    if destination.exists() and any(destination.iterdir()):
-        msg = f"{destination} is not empty: choose a new folder"
-        raise ScaffoldError(msg)
-    if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
-        msg = f"{name!r} is no project name: use lowercase letters, digits and -"
-        raise ScaffoldError(msg)
-    copier.run_copy(
-        str(template),
-        destination,
-        data={"project_name": name, "example_agent": example},
-        vcs_ref="HEAD",
-        defaults=True,
-        quiet=True,
-    )
-    for listed in (destination / c for c in CONFIGS):
-        if listed.is_file():
-            document = json.loads(listed.read_text())
-            document["graphs"] = {}
-            listed.write_text(json.dumps(document, indent=2) + "\n")
-    agent = new_agent(destination, example)
-    values = {"project": name, "example": example, "example_request": EXAMPLE}
-    readme = Template((TEMPLATES / "project" / "README.md.tmpl").read_text()).substitute(values)
-    (destination / "README.md").write_text(readme)
-    settings = destination / ".env.example"
-    settings.write_text(DEMO_SETTINGS.sub("\n", settings.read_text()))
-    pyproject = destination / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('name = "hitl-agent-server"', f'name = "{name}"', 1))
-    return NewProject(destination, agent)
-
-
 def _serve(config: Path, name: str) -> None:
-    """Add the graph `name` to a `langgraph.json`'s graphs, keeping the rest as it was."""
-    document = json.loads(config.read_text())
-    document.setdefault("graphs", {})[name] = f"agents.{name}:graph"
-    config.write_text(json.dumps(document, indent=2) + "\n")
+    """Add the graph `name` to a `langgraph.json`'s graphs: one line, every other byte as it was."""
+    config.write_text(add_graph(config.read_text(), name, f"agents.{name}:graph"))
 
 
 commands = typer.Typer(help="Start something of your own: an agent in this project, or a new project.")
@@ -160,18 +103,31 @@ def project_command(
     destination: Annotated[Path, typer.Argument(help="A new (or empty) folder for the project.")],
     name: Annotated[str, typer.Option(help="The project's name (lowercase, digits, -).")] = "",
     example: Annotated[str, typer.Option(help="The example agent's name.")] = "assistant",
+    template: Annotated[
+        str,
+        typer.Option(
+            help="Where your team shares the template: its git URL, or a folder with a clone of it "
+            "(default: the remote this checkout was cloned from). The project records it for upgrades."
+        ),
+    ] = "",
+    release: Annotated[
+        str | None, typer.Option(help="The template's release to start from (default: the newest).")
+    ] = None,
 ) -> None:
-    """Start a project of your own: the approval layer, the web app, make dev/test, deploy, one agent."""
+    """Start a project of your own from a release: the layer, the web app, make dev/test, one agent."""
+    from hitl.cli.project.making import ProjectError, new_project  # noqa: PLC0415  (copier, on demand)
+
     try:
-        made = new_project(destination, name or destination.name.lower(), example)
-    except ScaffoldError as error:
+        made = new_project(destination, name or destination.name.lower(), example, template, release)
+    except ProjectError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
     typer.echo(
-        f"made {made.root} with the agent {example} (no demo).\n\n"
-        f"Next:\n  cd {made.root}\n  git init && git add -A && git commit -m 'From hitl-agent-server'\n"
+        f"made {made.root} from release {made.release} of {made.template}, with the agent {example} "
+        f"(no demo).\n\nNext:\n  cd {made.root}\n"
+        f"  git init && git add -A && git commit -m 'From hitl-agent-server {made.release}'\n"
         f"  make test\n  make dev      # then, in another terminal:\n"
-        f"  HITL_URL=http://127.0.0.1:2024 HITL_TOKEN=dev-requester1 .venv/bin/{made.agent.run_command}"
+        f"  HITL_URL=http://127.0.0.1:2024 HITL_TOKEN=dev-requester1 .venv/bin/{made.run_command}"
     )
 
 

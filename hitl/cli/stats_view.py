@@ -13,8 +13,6 @@ from rich.table import Table
 if TYPE_CHECKING:
     from rich.console import Console
 
-KINDS = ("approve", "edit", "reject", "respond", "expire")
-
 
 def seconds(value: float | None) -> str:
     """A duration for people: 42 s, 3.5 min, 2.0 h; `-` when nothing was timed."""
@@ -37,8 +35,9 @@ def render(summary: dict[str, Any], out: Console) -> None:
         f"{totals['refused']} refused, {totals['escalated']} escalated",
         highlight=False,
     )
+    kinds = list(totals["rates"])  # what an approval can end as, in the server's words and order
     for title, key in (("By tool", "tool"), ("By agent", "agent"), ("By reviewer", "reviewer")):
-        out.print(_table(title, key, summary[f"by_{key}"]))
+        out.print(_table(title, key, summary[f"by_{key}"], kinds))
     stamp = summary["rubber_stamp"]
     limits = summary["thresholds"]
     out.print(
@@ -53,9 +52,9 @@ def render(summary: dict[str, Any], out: Console) -> None:
     out.print(f"rejected often: {often or 'none'}", highlight=False)
 
 
-def _table(title: str, key: str, rows: list[dict[str, Any]]) -> Table:
+def _table(title: str, key: str, rows: list[dict[str, Any]], kinds: list[str]) -> Table:
     table = Table(title=title)
-    for column in (key, "decisions", "median", "p90", *KINDS):
+    for column in (key, "decisions", "median", "p90", *kinds):
         table.add_column(column, justify="left" if column == key else "right")
     if key == "tool":
         table.add_column("edited args", overflow="fold")
@@ -65,7 +64,7 @@ def _table(title: str, key: str, rows: list[dict[str, Any]]) -> Table:
             str(row["decisions"]),
             seconds(row["median_seconds"]),
             seconds(row["p90_seconds"]),
-            *(f"{row['rates'][kind]:.0%}" for kind in KINDS),
+            *(f"{row['rates'].get(kind, 0):.0%}" for kind in kinds),
         ]
         if key == "tool":
             cells.append(_edits(row.get("edits") or {}))

@@ -36,6 +36,7 @@ from hitl.contracts.records import (
     AuditVerification,
     InboxItem,
     InboxPage,
+    RecordedDecision,
 )
 from hitl.contracts.run_context import PolicyOverride, RunContext
 
@@ -53,6 +54,7 @@ PUBLISHED: dict[str, Any] = {
     "AuditVerification": AuditVerification,
     "InboxItem": InboxItem,
     "InboxPage": InboxPage,
+    "RecordedDecision": RecordedDecision,
     "ApproveAndAllowDecision": ApproveAndAllowDecision,
     "Allowance": Allowance,
     "PolicyOverride": PolicyOverride,

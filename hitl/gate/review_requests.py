@@ -67,7 +67,7 @@ class ReviewRequests:
             agent=self.agent,
             required_role=gate.required_role(args),
             allowed_decisions=list(allowed),
-            **({"may_allow": True} if gate.may_allow(args) else {}),  # type: ignore[typeddict-item]
+            **({"may_allow": True} if gate.allows_later(args) else {}),  # type: ignore[typeddict-item]
             **({"self_approval": True} if gate.self_approval else {}),  # type: ignore[typeddict-item]
             **quorum_stamp(call, gate),  # type: ignore[typeddict-item]
             **requested_by(),  # type: ignore[typeddict-item]
@@ -112,7 +112,7 @@ def review_config(call: ToolCall, gate: ToolGate) -> ReviewConfig:
         allowed_decisions=list(gate.allowed_decisions),
         required_role=gate.required_role(call["args"]),
     )
-    if gate.may_allow(call["args"]):
+    if gate.allows_later(call["args"]):
         config["may_allow"] = True
     if gate.self_approval:
         config["self_approval"] = True

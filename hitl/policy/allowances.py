@@ -47,7 +47,7 @@ def covering(
     if not allowances or not thread_id:
         return None
     args = call["args"]
-    if not gate.may_allow(args):
+    if not gate.allows_later(args):
         return None
     needed = RANK.get(gate.required_role(args), len(RANK) + 1)
     for allowance in allowances.values():

@@ -61,6 +61,10 @@ class ToolGate:
             business records (a refund at most what its order was paid): None when they do,
             else the problem naming the argument. The server refuses an edit that fails it
             (422) before anything is saved; the tool's service refuses such a call as well.
+        may_allow: whether a reviewer's approve may also allow later calls of this tool in the
+            thread ("always allow", within bounds the reviewer sets). Off by default: a tool
+            that moves money or sends something must opt in. Never for what `always_review`
+            marks, an owner's own question or a call that needs several approvers.
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -75,6 +79,7 @@ class ToolGate:
     self_approval: bool = False
     approvals_required: Quorum = 1
     check_args: ArgsCheck | None = None
+    may_allow: bool = False
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions, and a quorum that cannot be met."""
@@ -125,10 +130,11 @@ class ToolGate:
         except (TypeError, ValueError, KeyError):
             return True
 
-    def may_allow(self, args: Mapping[str, Any]) -> bool:
-        """Whether an approve of this call may allow later ones in the thread (`allow`)."""
+    def allows_later(self, args: Mapping[str, Any]) -> bool:
+        """Whether an approve of this call may allow later ones in the thread (`allow`): opted in, and fit."""
         return (
-            "approve" in self.allowed_decisions
+            self.may_allow
+            and "approve" in self.allowed_decisions
             and self.required_role(args) != "owner"
             and not self.always_reviews(args)
             and self.approvals_needed(args) == 1
@@ -158,7 +164,10 @@ class ToolGate:
             return "supervisor"
 
     def describe(self, name: str, args: Mapping[str, Any], prefix: str) -> str:
-        """The text a reviewer reads for this call."""
+        """The text a reviewer reads for this call; without a description of its own, one line naming it.
+
+        E.g. `receipt_checker asks before acting: flag_receipt receipt_id="R-9", reason="altered"`.
+        """
         if callable(self.description):
             try:
                 return self.description(name, args)
@@ -166,7 +175,8 @@ class ToolGate:
                 pass
         elif self.description:
             return self.description
-        return f"{prefix}\n\nTool: {name}\nArgs: {json.dumps(dict(args), sort_keys=True, default=str)}"
+        said = ", ".join(f"{key}={json.dumps(value, default=str)}" for key, value in args.items())
+        return f"{prefix}: {name} {said}".rstrip()
 
 
 Policy = Mapping[str, ToolGate]

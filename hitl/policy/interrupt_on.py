@@ -253,6 +253,7 @@ _READERS: dict[str, Callable[[str, Any], object]] = {
     "self_approval": _flag,
     "approvals_required": _as_is,
     "check_args": _optional_callable,
+    "may_allow": _flag,
 }
 ACCEPTED_KEYS = (*STOCK_KEYS, *(key for key in _READERS if key not in STOCK_KEYS))
 """Every key a config dict may have: LangChain's, then `ToolGate`'s own (those take the call's args)."""

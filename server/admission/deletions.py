@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 DELETED = "thread_deleted"
 ASSISTANT_DELETED = "delete_assistant"
 ASSISTANT = re.compile(r"^/assistants/(?P<assistant_id>[^/]+)/?$")
+MOST_AT_ONCE = 1000
+"""Threads one prune may name: each is read for pending approvals before any is deleted."""
 SWEPT_PAGE = 1000
 """Threads of an assistant read per page when its deletion would sweep them away."""
 
@@ -48,6 +50,10 @@ async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> 
     others the engine answers 404, whatever they hold. Raises the refusal for the first thread
     that cannot go; nothing is recorded then.
     """
+    if len(thread_ids) > MOST_AT_ONCE:
+        raise refuse(
+            422, f"Prune at most {MOST_AT_ONCE} threads at once (each is checked for pending approvals)."
+        )
     going: list[tuple[str, dict[str, Any]]] = []
     for thread_id in thread_ids:
         thread = await thread_of(thread_id)

@@ -97,8 +97,14 @@ async def withdraw(request: HttpRequest) -> JSONResponse:
     except ValueError:
         body = None
     reason = body.get("reason", "") if isinstance(body, dict) and not set(body) - {"reason"} else None
-    if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS:
-        detail = f'Send {{}} or {{"reason": "..."}} (text of at most {MAX_REASON_CHARS} characters).'
+    if (
+        not isinstance(reason, str)
+        or len(reason) > MAX_REASON_CHARS
+        or not reason.replace("\n", " ").isprintable()
+    ):
+        detail = (
+            f'Send {{}} or {{"reason": "..."}} (printable text of at most {MAX_REASON_CHARS} characters).'
+        )
         return JSONResponse({"detail": detail}, status_code=422)
     thread = await visible_thread(thread_id, user)
     if thread is None:

@@ -10,6 +10,7 @@ One concept, so one module however long: what a line of the trail says, for each
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -227,7 +228,18 @@ async def readable(thread_id: str, user: User) -> bool:
     """
     if await visible_thread(thread_id, user) is not None:
         return True
-    return user.is_staff and (await asyncio.to_thread(trail_store.head_of, thread_id)).seq > 0
+    if not user.is_staff or not _thread_like(thread_id):  # the server's own trails have routes of their own
+        return False
+    return (await asyncio.to_thread(trail_store.head_of, thread_id)).seq > 0
+
+
+def _thread_like(name: str) -> bool:
+    """Whether `name` can be a thread's id (a UUID), not a trail of the server's own (`slack-channel`)."""
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
 
 
 async def head_of(thread_id: str) -> dict[str, str]:

@@ -3,40 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Command
 
 from agents import ops, support, travel
 from agents.settings import DemoSettings
+from tests.graphs.layer.threads import Conversation
 
-
-@dataclass
-class Conversation:
-    """One thread of an in-process agent, driven like a client would."""
-
-    graph: Any
-    thread_id: str
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id}}
-
-    def say(self, text: str) -> Any:
-        return self.graph.invoke({"messages": [{"role": "user", "content": text}]}, self.config, version="v2")
-
-    def resume(self, answer: Any) -> Any:
-        return self.graph.invoke(Command(resume=answer), self.config, version="v2")
-
-    def last_words(self) -> str:
-        return self.graph.get_state(self.config).values["messages"][-1].text
-
-    def pending(self) -> tuple[Any, ...]:
-        """The interrupts the thread waits on now, as a client would read them."""
-        return self.graph.get_state(self.config).interrupts
+__all__ = ["Conversation"]
 
 
 @pytest.fixture

@@ -107,7 +107,9 @@ async def test_only_the_owner_or_a_supervisor_withdraws(
     assert ledger.refunds_of(order_id) == []
 
 
-@pytest.mark.parametrize("body", [{"reason": 7}, {"reason": "x" * 501}, {"why": "no"}, [1], "text"])
+@pytest.mark.parametrize(
+    "body", [{"reason": 7}, {"reason": "x" * 501}, {"reason": "nul\u0000byte"}, {"why": "no"}, [1], "text"]
+)
 async def test_a_malformed_withdrawal_is_422_and_changes_nothing(http_as, client_as, server_order, body):
     """withdraw with a bad body: 422 saying what to send; the approval still waits."""
     _, thread_id = await pending_refund(client_as, server_order)
@@ -155,3 +157,25 @@ async def test_withdrawn_then_deleted_the_trail_still_verifies_for_staff(
     assert "verified: 1 receipt(s) and the audit chain" in verified.stdout
     refused = await http_as("reviewer1").post(f"/threads/{thread_id}/runs", json={"assistant_id": "support"})
     assert refused.status_code in REFUSED_OR_BUSY | {404}
+
+
+@pytest.mark.parametrize("user", ["reviewer1", "supervisor1"])
+async def test_the_servers_own_trails_stay_behind_their_own_routes(http_as, user):
+    """/audit/{name} of a trail that is no thread's (an assistant's, the Slack channel's): 404 there.
+
+    An assistant's changes are read at /audit/assistants/{id}; the Slack channel's by supervisors only.
+    """
+    made = await http_as("supervisor1").post("/assistants", json={"graph_id": "support", "name": "trail"})
+    assistant = made.json()["assistant_id"]
+    assert (await http_as(user).get(f"/audit/assistants/{assistant}")).status_code == 200
+    for name in (f"assistant-{assistant}", "slack-channel", "assistants"):
+        answer = await http_as(user).get(f"/audit/{name}")
+        assert answer.status_code == 404, (name, answer.text)
+
+
+async def test_a_prune_of_too_many_threads_is_refused_before_any_is_read(http_as):
+    """POST /threads/prune with 1,001 ids: 422 saying the limit; nothing deleted."""
+    ids = [str(uuid.uuid4()) for _ in range(1001)]
+    answer = await http_as("supervisor1").post("/threads/prune", json={"thread_ids": ids})
+    assert answer.status_code == 422, answer.text
+    assert "at most 1000" in answer.text

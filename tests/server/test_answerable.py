@@ -156,3 +156,15 @@ async def test_a_question_whose_owner_was_removed_is_escalated(tmp_path):
             ]
     finally:
         stop(second.process)
+
+
+async def test_the_cli_inbox_says_what_else_waits_for_whom(server, client_as, server_order):
+    """hitl inbox (a reviewer): the refund's row says the question waits for the thread's owner."""
+    from tests.server.test_cli import hitl  # noqa: PLC0415  (the CLI's own runner)
+
+    thread_id, _ = await start(client_as("requester1"), phrases.refund_and_ask(server_order(300)))
+    listed = hitl(server, "dev-reviewer1", "inbox", "--limit", "500")
+    line = " ".join(listed.stdout.split())
+    assert "also waiting" in line, listed.stdout
+    assert "ask_user (owner)" in line, listed.stdout
+    assert thread_id[:8] in listed.stdout

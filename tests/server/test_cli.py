@@ -119,3 +119,27 @@ def test_mistakes_are_one_clear_line_and_change_nothing(server, server_order, se
     assert (
         json.loads(hitl(server, "dev-reviewer1", "show", thread, "--json").stdout)["status"] == "interrupted"
     )
+
+
+def test_show_lists_a_forms_fields_and_answer_fills_it_in(server, server_services):
+    """flight-booking form: `hitl show` prints each field's choices and default; `hitl answer` books once."""
+    asked = json.loads(
+        hitl(server, "dev-requester1", "run", "travel", phrases.FIND_AND_BOOK_CHEAPEST, "--json").stdout
+    )
+    thread, [form] = asked["thread_id"], asked["pending"]
+    shown = hitl(server, "dev-requester1", "show", thread).stdout
+    assert "to fill in: Book Berlin → Lisbon on 2026-12-18" in shown
+    assert f"hitl answer {thread} {form['id']} --json" in shown
+    fields = {line.split()[0]: " ".join(line.split()[1:]) for line in shown.splitlines()[-3:]}
+    assert fields == {
+        "decision": "one of approve, cancel, required Book the flight, or book nothing.",
+        "seat_class": 'one of economy, premium, business, default "economy" Cabin to book.',
+        "insurance": "yes/no, default false Add travel insurance.",
+    }, shown
+    answer = json.dumps({"decision": "approve", "seat_class": "business", "insurance": False})
+    done = hitl(server, "dev-requester1", "answer", thread, form["id"], "--json", answer).stdout
+    assert thread in done
+    value = form["value"]
+    booked = server_services.bookings.for_flight(value["context"]["flight_id"])
+    mine = [b["seat_class"] for b in booked if b["tool_call_id"] == value["tool_call_id"]]
+    assert mine == ["business"], done

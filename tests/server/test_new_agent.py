@@ -56,7 +56,7 @@ def test_the_printed_request_pauses_and_a_reviewers_approve_runs_the_tool_once(i
     """`hitl run invoices "<printed>"` waits; the reviewer's inbox has it; approve sends one update."""
     copy, port, command = invoices
     asked = as_typed(copy, port, [*SETUP, f"HITL_TOKEN=dev-requester1 {command}"])
-    assert "waits again: 1 approval pending" in asked
+    assert "waits: 1 approval pending" in asked
     found = THREAD.search(asked)
     assert found, asked
     thread = found.group(1)

@@ -1,10 +1,11 @@
-"""A newcomer's first hour, as they run it: a clean copy of HEAD, `make dev`, the README's walk-through.
+"""A newcomer's first hour, as they run it: a clean copy of HEAD, `make dev`, the terminal walk-through.
 
 The copy gets the `.env` that make lays from `.env.example` (relative `DATA_DIR=data` and all),
 the server is started by `make dev` itself in a shell with none of the test's variables, and the
-README's terminal walk-through runs verbatim (its port moved to a free one, `<thread>` filled in):
-A1024 asked for, approved, refunded once. Only the setup make would do on a fresh machine (the
-venv, the web build) is shared with this checkout, as `make -o` treats them as done.
+terminal walk-through of docs/reviewing.md (the README links it) runs verbatim (its port moved to a
+free one, `<thread>` filled in): A1024 asked for, approved, refunded once. Only the setup make
+would do on a fresh machine (the venv, the web build) is shared with this checkout, as `make -o`
+treats them as done.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ THREAD = re.compile(r"thread ([0-9a-f-]{36})")
 
 
 def walk_through() -> list[str]:
-    """The commands of the README's terminal walk-through, in order, comments and blanks left out."""
-    text = (ROOT / "README.md").read_text()
+    """The commands of docs/reviewing.md's terminal walk-through, in order, comments and blanks left out."""
+    text = (ROOT / "docs" / "reviewing.md").read_text()
     section = text.split("## Walk-through: one refund, from a terminal", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
@@ -72,7 +73,7 @@ def appears(path: Path, seconds: float) -> bool:
 
 
 def test_the_readme_walk_through_refunds_a1024_once(newcomer):
-    """README, verbatim: A1024's 899 refund is asked, listed, approved, written once and audited."""
+    """the walk-through, verbatim: A1024's 899 refund is asked, listed, approved, written once and audited."""
     copy, port = newcomer
     commands = walk_through()
     setup = [c for c in commands if c.startswith(("export ", "alias "))]
@@ -87,7 +88,7 @@ def test_the_readme_walk_through_refunds_a1024_once(newcomer):
         return next(out for command, out in said.items() if part in command)
 
     assert thread, said
-    assert "waits again: 1 approval pending" in output_of("hitl run support")
+    assert "waits: 1 approval pending" in output_of("hitl run support")
     assert thread in output_of("hitl inbox")
     assert "issue_refund" in output_of("hitl show")
     assert "Refunded 899 on order A1024" in output_of("hitl approve")

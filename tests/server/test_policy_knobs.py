@@ -78,7 +78,7 @@ async def test_a_tool_gated_only_by_the_run_shows_the_agent_prefix(requester, re
     )
     request = action(thread)
     assert request["name"] == "get_order"
-    assert request["description"].startswith(f"{PREFIX}\n\nTool: get_order\nArgs: ")
+    assert request["description"].startswith(f"{PREFIX}: get_order order_id=")
     assert only_pending(thread)["value"]["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
 
     await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))

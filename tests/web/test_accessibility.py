@@ -3,7 +3,8 @@
 axe-core finds no serious or critical violation on the inbox, a batched card and the booking form;
 at 375 px nothing overflows and the buttons work.
 
-The pictures README's "Web app" section shows are taken here, after the page passed its checks.
+The pictures the "Web app" section of docs/reviewing.md shows are taken here, after the page passed
+its checks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ PHONE = 375
 
 
 async def picture(locator_or_page, name: str) -> None:
-    """Save a README picture under docs/."""
+    """Save a picture the docs show, under docs/."""
     DOCS.mkdir(exist_ok=True)
     await locator_or_page.screenshot(path=str(DOCS / name))
 
@@ -102,16 +103,24 @@ async def test_at_375_px_nothing_overflows_and_the_buttons_work(
 
 
 async def test_a_per_call_approval_and_a_deploy_sign_off_have_no_serious_violation(web):
-    """axe: the ops agent's per-call card (review text, args table, buttons) and the deployer's sign-off."""
+    """axe: the ops agent's per-call card (review text, args table, buttons) and the deployer's sign-off.
+
+    reviewer1 asks for both; supervisor1 (not who asked: four eyes) reads them with their buttons.
+    """
+    asker = await web.sign_in("reviewer1")
+    deletion = await asker.start(phrases.delete_files("tmp/old.log"), agent="ops")
+    await expect(asker.pending("tool_approval").get_by_test_id("decider-note")).to_contain_text("four eyes")
+    deploy = await asker.start(phrases.DEPLOY_TO_PRODUCTION, agent="ops")
+    await expect(asker.pending("approval_request")).to_be_visible()
     tab = await web.sign_in("supervisor1")
-    await tab.start(phrases.delete_files("tmp/old.log"), agent="ops")
+    await tab.open(deletion, agent="ops")
     card = tab.pending("tool_approval")
     await expect(card.get_by_test_id("action-description")).to_be_visible()
     await expect(tab.arg(card, "path")).to_have_text("tmp/old.log")
     await expect(card.get_by_test_id("decision-approve")).to_be_enabled()
     assert await axe_violations(tab.page) == []
 
-    await tab.start(phrases.DEPLOY_TO_PRODUCTION, agent="ops")
+    await tab.open(deploy, agent="ops")
     sign_off = tab.pending("approval_request")
     await expect(sign_off.get_by_test_id("approval-approve")).to_be_enabled()
     assert await axe_violations(tab.page) == []

@@ -13,7 +13,7 @@ from tests.web.conftest import ROOT
 
 pytestmark = pytest.mark.server
 SCREENSHOT = ROOT / "docs" / "analytics-dashboard.png"
-"""The picture README's "Metrics and analytics" section shows."""
+"""The picture the "Metrics and analytics" section of docs/operating.md shows."""
 
 
 async def test_the_dashboard_shows_the_numbers_of_the_api(

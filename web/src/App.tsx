@@ -49,7 +49,7 @@ export function App() {
             <AnalyticsPage token={session.token} />
           </Suspense>
         ) : route.page === "thread" ? (
-          <ThreadPage threadId={route.threadId} agent={route.agent} token={session.token} />
+          <ThreadPage threadId={route.threadId} agent={route.agent} token={session.token} me={me} />
         ) : (
           <InboxPage token={session.token} />
         )}

@@ -154,9 +154,7 @@ def test_filters_and_days():
     """agent and tool filters keep only their decisions; by_day counts each kind per UTC day."""
     ops = summarise(RECORDS, PAUSED, AnalyticsQuery(QUERY.since, QUERY.until, agent="ops"))
     assert ops["totals"]["decisions"] == 3
-    assert ops["by_day"] == [
-        {"day": "2026-11-02", **NONE, "approve": 1, "reject": 2}
-    ]
+    assert ops["by_day"] == [{"day": "2026-11-02", **NONE, "approve": 1, "reject": 2}]
     email = summarise(RECORDS, PAUSED, AnalyticsQuery(QUERY.since, QUERY.until, tool="send_email"))
     assert email["totals"]["counts"]["approve"] == 4
     nothing = summarise(RECORDS, PAUSED, AnalyticsQuery(NOW - timedelta(days=1), NOW))

@@ -14,16 +14,13 @@ from tests.fresh_interpreter import last_line
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_the_demo_graphs_carry_their_cards():
-    """langgraph.json's graphs, loaded as the server loads them: each has a card; ops is for staff."""
+def test_the_served_graphs_carry_their_cards():
+    """langgraph.json's graphs, loaded as the server loads them: each has a card, with its offline script."""
     graphs = load_graphs(ROOT / "langgraph.json")
     cards = {graph_id: card_of(graph) for graph_id, graph in graphs.items()}
+    assert cards
     assert all(cards.values()), cards
-    assert cards["ops"].run_by == frozenset({"reviewer", "supervisor"})
-    assert not cards["ops"].may_run({"requester"})
-    assert cards["support"].may_run({"requester"})
-    assert "issue_refund" in cards["support"].catalog.gates
-    assert cards["travel"].offline is not None
+    assert all(card.offline is not None for card in cards.values() if card)
 
 
 def test_run_by_takes_known_roles_only():

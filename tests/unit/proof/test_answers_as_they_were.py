@@ -1,11 +1,11 @@
 """A tool's own question is recorded as what its answer was, and `hitl verify` says the same (issue 47).
 
-On 52a94d2 a team's `missing-receipt` form answered with a date, a vendor and an amount was signed,
-audited and verified as **reject** (`_receipts_for` counted only `decision: approve` or
-`approved: true` as an approval). Now a form's answer is `answered`, with its values in the signed
-`final_args` digest; a form whose answer model declares `decision: approve | cancel` is recorded
-as that word; a sign-off stays approve or reject. The receipt goes through the server's signing
-and `hitl verify --receipt` (a subprocess, as a person runs it, against the published keys).
+On 52a94d2 a team's `missing-receipt` form (here `expense-note`) answered with a date, a vendor and
+an amount was signed, audited and verified as **reject** (`_receipts_for` counted only `decision:
+approve` or `approved: true` as an approval). Now a form's answer is `answered`, with its values in
+the signed `final_args` digest; a form whose answer model declares `decision: approve | cancel` is
+recorded as that word; a sign-off stays approve or reject. The receipt goes through the server's
+signing and `hitl verify --receipt` (a subprocess, as a person runs it, against the published keys).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ HITL = Path(sys.executable).parent / "hitl"
 OWNER = User("requester1", "requester")
 
 
-class MissingReceiptAnswer(BaseModel):
+class ExpenseNoteAnswer(BaseModel):
     """A team's form: what was bought, where, for how much."""
 
     model_config = ConfigDict(extra="forbid")
@@ -49,7 +49,7 @@ class BookOrCancel(BaseModel):
     decision: Literal["approve", "cancel"]
 
 
-register_form("missing-receipt", MissingReceiptAnswer)
+register_form("expense-note", ExpenseNoteAnswer)
 register_form("book-or-cancel", BookOrCancel)
 
 
@@ -80,7 +80,7 @@ def sign_off() -> Pending:
     ("pending", "answer", "word"),
     [
         (
-            form("missing-receipt"),
+            form("expense-note"),
             {"date": "2026-12-01", "vendor": "Cafe Lisboa", "amount": 12.5},
             "answered",
         ),

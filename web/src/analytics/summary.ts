@@ -4,7 +4,8 @@
  */
 import { isRecord } from "../interrupts/guards";
 
-export const KINDS = ["approve", "edit", "reject", "respond", "expire"] as const;
+/** What a pending approval ended as: a person's recorded decision (`RecordedDecision`), or the watcher's expiry. */
+export const KINDS = ["approve", "edit", "reject", "respond", "answered", "cancel", "withdrawn", "expire"] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface GroupStats {

@@ -1,7 +1,7 @@
 /** One pending approval in the inbox: what, who asks, who may decide, when it is due; a click opens it. */
 import { useEffect, useRef } from "react";
 import type { InboxItem } from "../contracts/generated";
-import { age, inboxRowStatus } from "../present/inboxRow";
+import { age, alsoWaiting, inboxRowStatus } from "../present/inboxRow";
 import { DeadlineBadge } from "./DeadlineBadge";
 import { QuorumProgress } from "./QuorumProgress";
 
@@ -14,6 +14,7 @@ interface InboxRowProps {
 
 export function InboxRow({ item, href, selected, onSelect }: InboxRowProps) {
   const status = inboxRowStatus(item);
+  const others = alsoWaiting(item);
   const row = useRef<HTMLTableRowElement>(null);
   useEffect(() => {
     if (selected) row.current?.scrollIntoView?.({ block: "nearest" });
@@ -40,7 +41,14 @@ export function InboxRow({ item, href, selected, onSelect }: InboxRowProps) {
           {item.tool ?? item.kind}
         </a>
       </td>
-      <td data-label="what">{item.description ?? ""}</td>
+      <td data-label="what">
+        {item.description ?? ""}
+        {others && (
+          <p className="muted also-waiting" data-testid="also-waiting">
+            Also waiting on this thread: {others}.
+          </p>
+        )}
+      </td>
       <td data-label="agent">{item.agent ?? ""}</td>
       <td data-label="needs">{item.required_role ?? ""}</td>
       <td data-label="owner">{item.owner ?? ""}</td>

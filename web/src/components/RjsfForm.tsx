@@ -16,12 +16,21 @@ export interface SchemaFormProps {
   onCancel?: () => void;
 }
 
+/**
+ * The schema without its root `title`: rjsf would show it as the form's legend, and a model's title is its
+ * class name ("MissingReceiptAnswer"); the card's own heading (the form's `title`, the tool's name) says it.
+ */
+function untitled(schema: JsonSchema): RJSFSchema {
+  const { title: _title, ...rest } = schema;
+  return rest as RJSFSchema;
+}
+
 export default function RjsfForm(props: SchemaFormProps) {
   const { schema, initial, disabled, idPrefix, submitLabel, submitTestId, onSubmit, onCancel } = props;
   return (
     <Form<JsonObject, RJSFSchema>
       className="schema-form"
-      schema={schema as RJSFSchema}
+      schema={untitled(schema)}
       validator={validator}
       formData={initial}
       disabled={disabled}

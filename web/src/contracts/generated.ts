@@ -15,6 +15,12 @@ export type Decision = ApproveDecision | EditDecision | RejectDecision | Respond
  * via the `definition` "DecisionType".
  */
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
+/**
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "RecordedDecision".
+ */
+export type RecordedDecision =
+  "approve" | "edit" | "reject" | "respond" | "answered" | "cancel" | "withdrawn";
 
 /**
  * Every named contract of the HITL layer.
@@ -51,6 +57,7 @@ export interface HitlContracts {
   MaxBound?: MaxBound;
   PolicyOverride?: PolicyOverride;
   ReceiptVerdict?: ReceiptVerdict;
+  RecordedDecision?: RecordedDecision;
   RejectDecision?: RejectDecision;
   RespondDecision?: RespondDecision;
   ReviewConfig?: ReviewConfig;

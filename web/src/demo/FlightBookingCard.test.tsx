@@ -1,9 +1,8 @@
-import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { InterruptCard } from "../components/cards/InterruptCard";
+import { cleanup, fireEvent, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
 import { registeredForms } from "../components/cards/registry";
 import type { FormRequest } from "../contracts/generated";
-import type { Approvals, PendingApproval } from "../hooks/useApprovals";
+import { showForm } from "../test/formCard";
 import { isFlightBookingForm } from "./guards";
 import "./index";
 
@@ -30,18 +29,7 @@ const flightFormSchema = {
 };
 
 function show(value: FormRequest) {
-  const submit = vi.fn(async () => {});
-  const item: PendingApproval = {
-    kind: "form",
-    id: "form-f",
-    value,
-    responseSchema: flightFormSchema,
-    status: { phase: "idle" },
-    schemaLoading: false,
-    deadline: { deadline: null, onExpiry: null, escalated: false },
-  };
-  render(<InterruptCard item={item} approvals={{ submit } as unknown as Approvals} busy={false} />);
-  return submit;
+  return showForm(value, flightFormSchema, "form-f");
 }
 
 describe("the demo's flight booking card", () => {

@@ -1,10 +1,10 @@
 // @vitest-environment node
 // Pure functions, no DOM: no jsdom to set up (the DOM tests are the .tsx files and useLasting).
 import { describe, expect, it } from "vitest";
-import { batched, toolApproval } from "../test/fixtures";
-import { deadlineOf, waitingOn, type PendingApproval } from "./pendingView";
+import { approvalRequest, batched, form, toolApproval } from "../test/fixtures";
+import { deadlineOf, toPendingApproval, waitingOn, type PendingApproval } from "./pendingView";
 
-const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: deadlineOf({}, null) };
+const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: deadlineOf({}, null), decider: null };
 
 describe("what pending approvals hold up", () => {
   it("every action of a batch and a per-call approval: their agents and tool calls", () => {
@@ -31,5 +31,28 @@ describe("deadline of an interrupt", () => {
       escalated: true,
     });
     expect(deadlineOf({}, null)).toEqual({ deadline: null, onExpiry: null, escalated: false });
+  });
+});
+
+describe("who decides, as the interrupt says", () => {
+  const state = { status: { phase: "idle" } as const, schema: null, schemaKnown: true, drafts: undefined };
+
+  it("per call and per action: the required role, who asked, self-approval and a quorum's approvers", () => {
+    const value = { ...toolApproval, requested_by: ["ana"], self_approval: true, approvals_required: 2, approved_by: ["sam"] };
+    const item = toPendingApproval({ kind: "tool_approval", id: "t", value }, state);
+    expect(item.decider).toEqual({ requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: true, approvedBy: ["sam"] });
+    const batch = toPendingApproval({ kind: "batched", id: "b", value: { ...batched, requested_by: ["ana"] } }, state);
+    expect(batch.kind === "batched" && batch.actions.map((a) => a.decider)).toEqual([
+      { requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] },
+      { requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] },
+    ]);
+  });
+
+  it("escalated: a supervisor; a form: the thread's owner; a sign-off: a reviewer, never its asker", () => {
+    const escalated = toPendingApproval({ kind: "tool_approval", id: "t", value: toolApproval }, { ...state, escalatedAt: "2026-12-01T12:00:00Z" });
+    expect(escalated.decider?.requiredRole).toBe("supervisor");
+    expect(toPendingApproval({ kind: "form", id: "f", value: form }, state).decider?.requiredRole).toBe("owner");
+    const signOff = toPendingApproval({ kind: "approval_request", id: "a", value: { ...approvalRequest, requested_by: ["ana"] } }, state);
+    expect(signOff.decider).toEqual({ requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] });
   });
 });

@@ -14,6 +14,7 @@ import type {
 } from "../contracts/generated";
 import { isRecord, type ClassifiedInterrupt } from "../interrupts/guards";
 import { escalatedDeadline, type Expiry } from "../present/deadline";
+import { OWNER_ANSWERS, type DeciderRule } from "../present/deciders";
 import { quorumOfRequest, type Quorum } from "../present/quorum";
 import {
   allowedDecisionsFromSchema,
@@ -38,6 +39,8 @@ export interface ActionView {
   draft: Decision | undefined;
   /** Set when the call needs more than one person's approval. */
   quorum: Quorum | null;
+  /** Who may decide this call (the card offers its buttons to them only). */
+  decider: DeciderRule;
 }
 
 /** When the approval must be decided by, and what happens then. */
@@ -53,6 +56,8 @@ interface PendingBase {
   /** Still reading the interrupt's response_schema from thread state. */
   schemaLoading: boolean;
   deadline: DeadlineInfo;
+  /** Who may answer the interrupt; a batch says it per action (`ActionView.decider`), an unknown shape never. */
+  decider: DeciderRule | null;
 }
 
 export type PendingApproval =
@@ -70,10 +75,26 @@ export type PendingApproval =
 
 const FALLBACK_DECISIONS: DecisionType[] = ["approve", "reject"];
 
+const names = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+
+/** Who decides a gated call, from its review config or per-call value; an escalated one needs a supervisor. */
+function deciderOf(config: unknown, requestedBy: unknown, escalated: boolean): DeciderRule {
+  const record = isRecord(config) ? config : {};
+  const role = record.required_role;
+  return {
+    requiredRole: escalated ? "supervisor" : role === "owner" || role === "supervisor" ? role : "reviewer",
+    requestedBy: names(requestedBy),
+    selfApproval: record.self_approval === true,
+    approvedBy: names(record.approved_by),
+  };
+}
+
 function batchedActions(
   item: Extract<ClassifiedInterrupt, { kind: "batched" }>,
   schema: JsonSchema | null | undefined,
   drafts: readonly (Decision | undefined)[] | undefined,
+  escalated: boolean,
 ): ActionView[] {
   const { action_requests: requests, review_configs: configs } = item.value;
   return requests.map((request, index) => {
@@ -90,6 +111,7 @@ function batchedActions(
       editArgsSchema: schema && node ? editArgsSchema(schema, node) : null,
       draft: drafts?.[index],
       quorum: quorumOfRequest(config),
+      decider: deciderOf(config, item.value.requested_by, escalated),
     };
   });
 }
@@ -122,15 +144,17 @@ export function deadlineOf(value: unknown, escalatedAt: string | null | undefine
 
 export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): PendingApproval {
   const { schema } = state;
+  const deadline = deadlineOf(item.value, state.escalatedAt);
   const base = {
     id: item.id,
     status: state.status,
     schemaLoading: item.kind !== "approval_request" && !state.schemaKnown,
-    deadline: deadlineOf(item.value, state.escalatedAt),
+    deadline,
+    decider: null,
   };
   switch (item.kind) {
     case "batched":
-      return { ...base, ...item, actions: batchedActions(item, schema, state.drafts) };
+      return { ...base, ...item, actions: batchedActions(item, schema, state.drafts, deadline.escalated) };
     case "tool_approval":
       return {
         ...base,
@@ -138,9 +162,13 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
         allowed: toolApprovalAllowed(item.value, schema),
         editArgsSchema: schema ? editArgsSchema(schema) : null,
         quorum: quorumOfRequest(item.value),
+        decider: deciderOf(item.value, item.value.requested_by, deadline.escalated),
       };
     case "form":
-      return { ...base, ...item, responseSchema: schema ?? null };
+      return { ...base, ...item, responseSchema: schema ?? null, decider: OWNER_ANSWERS };
+    case "approval_request":
+      // A sign-off is a reviewer's (the server's rule), never its asker's.
+      return { ...base, ...item, decider: deciderOf({}, item.value.requested_by, deadline.escalated) };
     default:
       return { ...base, ...item };
   }

@@ -88,7 +88,11 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
   const stream = useStream({ assistantId, apiUrl, defaultHeaders, threadId, onThreadId });
   const activeThreadId = stream.threadId ?? threadId;
 
-  const audit = useAuditTrail(activeThreadId, token, apiUrl);
+  // A thread opened by id exists: read its trail at once. One started on this page exists on the server
+  // only once its first run was put (the client names it first), so its trail is read when that run ended.
+  const openedWith = useRef(threadId);
+  const [ranHere, setRanHere] = useState(false);
+  const audit = useAuditTrail(openedWith.current || ranHere ? activeThreadId : null, token, apiUrl);
   const receipts = useMemo(
     () => mergeReceipts(receiptsFromValues(stream.values), acceptedRecords(audit.records)),
     [stream.values, audit.records],
@@ -160,7 +164,10 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
   const runGoing = useLasting(stream.isLoading, RUN_SHOWS_AFTER_MS);
   const wasLoading = useRef(stream.isLoading);
   useEffect(() => {
-    if (wasLoading.current && !stream.isLoading) refreshAudit();
+    if (wasLoading.current && !stream.isLoading) {
+      setRanHere(true);
+      refreshAudit();
+    }
     wasLoading.current = stream.isLoading;
   }, [stream.isLoading, refreshAudit]);
 

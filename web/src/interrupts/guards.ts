@@ -13,6 +13,7 @@ import type {
   Decision,
   DecisionType,
   FormRequest,
+  RecordedDecision,
   ReviewConfig,
   ToolApprovalRequest,
 } from "../contracts/generated";
@@ -24,6 +25,12 @@ const DECISION_TYPES: Record<DecisionType, true> = {
   edit: true,
   reject: true,
   respond: true,
+};
+const RECORDED_DECISIONS: Record<RecordedDecision, true> = {
+  ...DECISION_TYPES,
+  answered: true,
+  cancel: true,
+  withdrawn: true,
 };
 const ROLES: Record<ToolApprovalRequest["required_role"], true> = {
   owner: true,
@@ -41,6 +48,11 @@ const isOptional = (value: unknown, check: (v: unknown) => boolean) =>
 
 export function isDecisionType(value: unknown): value is DecisionType {
   return isString(value) && Object.hasOwn(DECISION_TYPES, value);
+}
+
+/** What an accepted answer is recorded as: a decision, a form's `answered`, a `cancel`, a `withdrawn` request. */
+export function isRecordedDecision(value: unknown): value is RecordedDecision {
+  return isString(value) && Object.hasOwn(RECORDED_DECISIONS, value);
 }
 
 function isRole(value: unknown): value is ToolApprovalRequest["required_role"] {

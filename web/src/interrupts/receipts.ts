@@ -5,7 +5,7 @@
  */
 import type { ApprovalReceipt, AuditRecord } from "../contracts/generated";
 import { isPartial, quorumOfRecord } from "../present/quorum";
-import { isApprovalReceipt, isDecisionType, isRecord, type ClassifiedInterrupt } from "./guards";
+import { isApprovalReceipt, isRecord, isRecordedDecision, type ClassifiedInterrupt } from "./guards";
 
 export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
   const list = isRecord(values) ? values.approval_receipts : undefined;
@@ -18,7 +18,7 @@ export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
  */
 export function acceptedRecords(records: AuditRecord[]): ApprovalReceipt[] {
   return records
-    .filter((record) => record.outcome === "accepted" && isDecisionType(record.decision))
+    .filter((record) => record.outcome === "accepted" && isRecordedDecision(record.decision))
     .map(({ thread_id: _thread, outcome: _outcome, refusal: _refusal, ...receipt }) => receipt);
 }
 

@@ -11,6 +11,9 @@ const COLORS: Record<(typeof KINDS)[number], string> = {
   edit: "#2f5fd0",
   reject: "#b3261e",
   respond: "#8e44ad",
+  answered: "#00897b",
+  cancel: "#6d4c41",
+  withdrawn: "#757575",
   expire: "#e0a400",
 };
 const CHART = { width: 470, height: 260 };

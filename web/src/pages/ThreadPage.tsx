@@ -1,5 +1,5 @@
 /** One conversation: its messages, pending approvals (as cards, by shape) and resolved ones. */
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { AuditPanel } from "../components/AuditPanel";
 import { Composer } from "../components/Composer";
 import { Conversation } from "../components/conversation/Conversation";
@@ -8,6 +8,8 @@ import { ReceiptCard, SentCard } from "../components/cards/ResolvedCards";
 import { apiUrl } from "../config";
 import { useAgents, type AgentsView } from "../hooks/useAgents";
 import { useApprovals } from "../hooks/useApprovals";
+import type { Me } from "../hooks/useMe";
+import { useThreadOwner } from "../hooks/useThreadOwner";
 import { useReceiptVerification, verdictKey } from "../hooks/useReceiptVerification";
 import { waitingOn } from "../hooks/pendingView";
 import { receiptKey } from "../interrupts/receipts";
@@ -18,9 +20,11 @@ interface ThreadPageProps {
   threadId: string | null;
   agent: string | null;
   token: string;
+  /** Who is signed in (`GET /me`): a card offers its buttons only to someone who may decide. */
+  me: Me | null;
 }
 
-export function ThreadPage({ threadId, agent, token }: ThreadPageProps) {
+export function ThreadPage({ threadId, agent, token, me }: ThreadPageProps) {
   const served = useAgents(token);
   const { assistantId, error } = useThreadAssistant(threadId, agent, served, token, apiUrl());
   if (error) {
@@ -44,7 +48,7 @@ export function ThreadPage({ threadId, agent, token }: ThreadPageProps) {
       </p>
     );
   }
-  return <ThreadView key={assistantId} threadId={threadId} assistantId={assistantId} served={served} token={token} />;
+  return <ThreadView key={assistantId} threadId={threadId} assistantId={assistantId} served={served} token={token} me={me} />;
 }
 
 interface ThreadViewProps {
@@ -52,9 +56,11 @@ interface ThreadViewProps {
   assistantId: string;
   served: AgentsView;
   token: string;
+  me: Me | null;
 }
 
-function ThreadView({ threadId, assistantId, served, token }: ThreadViewProps) {
+function ThreadView({ threadId, assistantId, served, token, me }: ThreadViewProps) {
+  const [startedHere] = useState(threadId === null);
   const approvals = useApprovals({
     apiUrl: apiUrl(),
     token,
@@ -65,6 +71,7 @@ function ThreadView({ threadId, assistantId, served, token }: ThreadViewProps) {
   const { pending, receipts, sent } = approvals;
   const waiting = useMemo(() => waitingOn(pending), [pending]);
   const verdicts = useReceiptVerification(approvals.threadId, token, apiUrl(), receipts.length);
+  const owner = useThreadOwner(approvals.threadId, startedHere, me, token, apiUrl());
 
   return (
     <div className="thread" data-testid="thread-page" data-thread-id={approvals.threadId ?? ""}>
@@ -101,7 +108,7 @@ function ThreadView({ threadId, assistantId, served, token }: ThreadViewProps) {
         <section className="pending-list" data-testid="pending-list">
           <h3>Waiting for a decision ({pending.length})</h3>
           {pending.map((item) => (
-            <InterruptCard key={item.id} item={item} approvals={approvals} busy={approvals.runGoing} />
+            <InterruptCard key={item.id} item={item} approvals={approvals} busy={approvals.runGoing} viewer={me} owner={owner} />
           ))}
         </section>
       )}

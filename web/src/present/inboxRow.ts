@@ -2,7 +2,7 @@
  * What an inbox row says beyond its contract type: its deadline, whether it was escalated and
  * its quorum progress, read defensively (older servers send none of them).
  */
-import type { InboxItem } from "../contracts/generated";
+import type { InboxItem, Waiting } from "../contracts/generated";
 import { isRecord } from "../interrupts/guards";
 import { quorumOfRecord, quorumOfRequest, type Quorum } from "./quorum";
 
@@ -19,6 +19,22 @@ export function inboxRowStatus(item: InboxItem): InboxRowStatus {
     escalated: row.escalated === true,
     quorum: quorumOfRecord(row) ?? (isRecord(row.value) ? quorumOfRequest(row.value) : null),
   };
+}
+
+const WHO: Record<Waiting["required_role"], string> = {
+  owner: "the thread's owner",
+  reviewer: "a reviewer",
+  supervisor: "a supervisor",
+};
+
+/**
+ * What else waits on the row's thread, for whom (the rest of a turn of several deciders):
+ * "ask_user (the thread's owner)", or null when nothing else does. The thread goes on once all are answered.
+ */
+export function alsoWaiting(item: InboxItem): string | null {
+  const others = item.also_waiting ?? [];
+  if (!others.length) return null;
+  return others.map((w) => `${w.tool ?? "an answer"} (${WHO[w.required_role]})`).join(", ");
 }
 
 /** `47` → "47 s", `600` → "10 min": how long a row has waited. */

@@ -2,7 +2,7 @@
 // Pure functions, no DOM: no jsdom to set up (the DOM tests are the .tsx files and useLasting).
 import { describe, expect, it } from "vitest";
 import { countdown, escalatedDeadline, expiryText, formatSpan } from "./deadline";
-import { age, inboxRowStatus } from "./inboxRow";
+import { age, alsoWaiting, inboxRowStatus } from "./inboxRow";
 import { describeQuorum, isPartial, quorumOfRecord, quorumOfRequest } from "./quorum";
 import { formatValue, humanizeKey, summarizeArgs, summarizeResult, summarizeToolCall } from "./summaries";
 import type { InboxItem } from "../contracts/generated";
@@ -123,6 +123,18 @@ describe("inbox rows", () => {
       escalated: true,
       quorum: { required: 2, approvedBy: ["sam"] },
     });
+  });
+
+  it("what else waits on the thread, and for whom", () => {
+    expect(alsoWaiting(row)).toBeNull();
+    const mixed = {
+      ...row,
+      also_waiting: [
+        { interrupt_id: "j", tool: "ask_user", required_role: "owner" as const },
+        { interrupt_id: "k", tool: "issue_refund", required_role: "supervisor" as const },
+      ],
+    };
+    expect(alsoWaiting(mixed)).toBe("ask_user (the thread's owner), issue_refund (a supervisor)");
   });
 
   it("how long a row has waited", () => {

@@ -1,8 +1,13 @@
 // Runs before every test file. The files of the "shared" project (vite.config.ts) share one jsdom per
 // worker, so nothing a test leaves behind may reach the next file's tests: rendered trees, storage
 // (absent in the files that run under `@vitest-environment node`).
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+
+// `findBy…` and `waitFor` wait up to 15 s (Testing Library's default is 1 s): a form's code (rjsf and its
+// validator) loads on first use, and on a busy machine (a new project's `make test` runs Vitest beside
+// pytest) that first import took more than a second. A test still ends as soon as what it waits for shows.
+configure({ asyncUtilTimeout: 15_000 });
 
 afterEach(() => {
   cleanup();

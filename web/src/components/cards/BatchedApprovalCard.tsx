@@ -1,8 +1,10 @@
 /** A batched request: one card per action; the batch is sent once every action is decided. */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+import type { Decidability, DeciderRule } from "../../present/deciders";
 import { DecisionControls } from "../DecisionControls";
 import { ActionDetails } from "./ActionDetails";
 import { CardFrame } from "./CardFrame";
+import { DeciderNote } from "./DeciderNote";
 
 type Batched = Extract<PendingApproval, { kind: "batched" }>;
 type Verbs = Pick<Approvals, "approve" | "edit" | "reject" | "respond" | "undo">;
@@ -14,7 +16,15 @@ function describeDraft(draft: NonNullable<Batched["actions"][number]["draft"]>):
   return draft.type;
 }
 
-export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verbs: Verbs; busy: boolean }) {
+interface BatchedApprovalCardProps {
+  item: Batched;
+  verbs: Verbs;
+  busy: boolean;
+  /** Whether the person looking may decide an action, and who may. */
+  decide: (rule: DeciderRule) => Decidability;
+}
+
+export function BatchedApprovalCard({ item, verbs, busy, decide }: BatchedApprovalCardProps) {
   const decided = item.actions.filter((a) => a.draft !== undefined).length;
   const disabled = busy || item.status.phase === "sending";
   return (
@@ -33,6 +43,7 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
       )}
       {item.actions.map((action) => {
         const target = { interruptId: item.id, actionIndex: action.index };
+        const decision = decide(action.decider);
         return (
           <article
             key={action.index}
@@ -42,8 +53,10 @@ export function BatchedApprovalCard({ item, verbs, busy }: { item: Batched; verb
             data-tool={action.request.name}
             data-decided={action.draft ? action.draft.type : ""}
           >
-            <ActionDetails request={action.request} requiredRole={item.deadline.escalated ? "supervisor" : action.requiredRole} quorum={action.quorum} />
-            {action.draft ? (
+            <ActionDetails request={action.request} requiredRole={action.decider.requiredRole} quorum={action.quorum} />
+            {!decision.may ? (
+              <DeciderNote decision={decision} />
+            ) : action.draft ? (
               <div className="row">
                 <span className="draft" data-testid="action-draft">
                   Decided: {describeDraft(action.draft)}

@@ -3,6 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-li
 import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
+import { OWNER_ANSWERS, type DeciderRule, type Viewer } from "../../present/deciders";
 import { approvalRequest, batched, receipt, form, formSchema, toolApproval } from "../../test/fixtures";
 import { Conversation } from "../conversation/Conversation";
 import { InterruptCard } from "./InterruptCard";
@@ -22,14 +23,18 @@ function verbs() {
   };
 }
 
-function show(item: PendingApproval, busy = false) {
+/** A supervisor, who owns the thread too: every card offers them its buttons. */
+const SAM: Viewer = { identity: "sam", role: "supervisor" };
+
+function show(item: PendingApproval, busy = false, viewer: Viewer | null = SAM, owner: string | null = "sam") {
   const approvals = verbs();
-  render(<InterruptCard item={item} approvals={approvals as unknown as Approvals} busy={busy} />);
+  render(<InterruptCard item={item} approvals={approvals as unknown as Approvals} busy={busy} viewer={viewer} owner={owner} />);
   return approvals;
 }
 
+const REVIEWERS: DeciderRule = { requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] };
 const noDeadline = { deadline: null, onExpiry: null, escalated: false };
-const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: noDeadline };
+const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: noDeadline, decider: REVIEWERS };
 
 describe("pending interrupt cards", () => {
   it("batched: one card per action, buttons only for allowed decisions, targets carry the action index", () => {
@@ -45,12 +50,13 @@ describe("pending interrupt cards", () => {
         requiredRole: "reviewer",
         editArgsSchema: null,
         draft: index === 0 ? { type: "approve" } : undefined,
-        quorum: index === 0 ? { required: 2, approvedBy: ["sam"] } : null,
+        quorum: index === 0 ? { required: 2, approvedBy: ["bo"] } : null,
+        decider: REVIEWERS,
       })),
     });
     const actions = screen.getAllByTestId("action-card");
     expect(actions).toHaveLength(2);
-    expect(within(actions[0]!).getByTestId("quorum").textContent).toBe("1 of 2 approvals · approved by sam");
+    expect(within(actions[0]!).getByTestId("quorum").textContent).toBe("1 of 2 approvals · approved by bo");
     expect(within(actions[1]!).queryByTestId("quorum")).toBeNull();
     expect(within(actions[0]!).getByTestId("action-draft").textContent).toContain("approve");
     expect(within(actions[1]!).queryByTestId("decision-edit")).toBeNull();
@@ -100,7 +106,7 @@ describe("pending interrupt cards", () => {
   });
 
   it("form: rendered from its response_schema and submitted by interrupt id", async () => {
-    const approvals = show({ ...base, kind: "form", id: "form-1", value: form, responseSchema: formSchema });
+    const approvals = show({ ...base, kind: "form", id: "form-1", value: form, responseSchema: formSchema, decider: OWNER_ANSWERS });
     const card = screen.getByTestId("interrupt-card");
     expect(card.dataset.kind).toBe("form");
     fireEvent.change(await screen.findByLabelText(/decision/), { target: { value: "0" } });
@@ -117,6 +123,78 @@ describe("pending interrupt cards", () => {
     fireEvent.change(screen.getByTestId("approval-reason"), { target: { value: "change freeze" } });
     fireEvent.click(screen.getByTestId("approval-deny"));
     expect(approvals.submit).toHaveBeenCalledWith("ask-1", { approved: false, reason: "change freeze" });
+  });
+});
+
+describe("who may decide", () => {
+  const perCall = (decider: DeciderRule): PendingApproval => ({
+    ...base,
+    kind: "tool_approval",
+    id: "int-w",
+    value: toolApproval,
+    allowed: ["approve", "reject"],
+    editArgsSchema: null,
+    quorum: null,
+    decider,
+  });
+  const note = () => screen.getByTestId("decider-note").textContent;
+
+  it("a reviewer sees no buttons on a call a supervisor decides, and is told who does", () => {
+    show(perCall({ ...REVIEWERS, requiredRole: "supervisor" }), false, { identity: "rita", role: "reviewer" });
+    expect(screen.queryByTestId("decision-approve")).toBeNull();
+    expect(note()).toBe("A supervisor decides this, not ana who asked. You are signed in as rita (reviewer).");
+  });
+
+  it("the person who asked sees no buttons (four eyes), unless the gate allows self-approval", () => {
+    show(perCall(REVIEWERS), false, { identity: "ana", role: "reviewer" });
+    expect(screen.queryByTestId("decision-approve")).toBeNull();
+    expect(note()).toContain("You asked for it, so someone else decides it (four eyes).");
+    cleanup();
+    show(perCall({ ...REVIEWERS, selfApproval: true }), false, { identity: "ana", role: "reviewer" });
+    expect(screen.getByTestId("decision-approve")).toBeTruthy();
+  });
+
+  it("a quorum's approver sees no second approve; no one sees buttons before the app knows who they are", () => {
+    show(perCall({ ...REVIEWERS, approvedBy: ["sam"] }));
+    expect(note()).toContain("You approved it already");
+    cleanup();
+    show(perCall(REVIEWERS), false, null);
+    expect(screen.queryByTestId("decision-approve")).toBeNull();
+    expect(note()).toContain("Checking who you are");
+  });
+
+  it("a form is answered by the thread's owner only: others read its context and who answers", () => {
+    show({ ...base, kind: "form", id: "form-w", value: form, responseSchema: formSchema, decider: OWNER_ANSWERS }, false, SAM, "ana");
+    expect(screen.queryByTestId("form-submit")).toBeNull();
+    expect(screen.getByTestId("form-context")).toBeTruthy();
+    expect(note()).toBe("ana, whose thread this is, answers this. Only the thread's owner answers it.");
+  });
+
+  it("a sign-off's asker sees no approve or deny; in a batch, each action says it for itself", () => {
+    show({ ...base, kind: "approval_request", id: "ask-w", value: approvalRequest }, false, { identity: "ana", role: "supervisor" });
+    expect(screen.queryByTestId("approval-approve")).toBeNull();
+    expect(note()).toContain("four eyes");
+    cleanup();
+    show({
+      ...base,
+      kind: "batched",
+      id: "batch-w",
+      value: batched,
+      actions: batched.action_requests.map((request, index) => ({
+        index,
+        request,
+        allowed: ["approve", "reject"],
+        requiredRole: index === 0 ? "supervisor" : "reviewer",
+        editArgsSchema: null,
+        draft: undefined,
+        quorum: null,
+        decider: { ...REVIEWERS, requiredRole: index === 0 ? "supervisor" : "reviewer" },
+      })),
+    }, false, { identity: "rita", role: "reviewer" });
+    const [first, second] = screen.getAllByTestId("action-card");
+    expect(within(first!).queryByTestId("decision-approve")).toBeNull();
+    expect(within(first!).getByTestId("decider-note").textContent).toContain("A supervisor decides this");
+    expect(within(second!).getByTestId("decision-approve")).toBeTruthy();
   });
 });
 
@@ -176,7 +254,9 @@ describe("card keys", () => {
         });
         observer.observe(host, { childList: true, subtree: true });
       });
-      root.render(<InterruptCard item={perCall("int-now")} approvals={approvals as unknown as Approvals} busy={false} />);
+      root.render(
+        <InterruptCard item={perCall("int-now")} approvals={approvals as unknown as Approvals} busy={false} viewer={SAM} owner="sam" />,
+      );
       await pressed;
       expect(approvals.approve).toHaveBeenCalledWith({ interruptId: "int-now" });
     } finally {

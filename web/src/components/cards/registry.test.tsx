@@ -1,10 +1,9 @@
-import { cleanup, render, screen } from "@testing-library/react";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { cleanup, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
 import type { FormRequest } from "../../contracts/generated";
-import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { isFormRequest, isRecord } from "../../interrupts/guards";
 import { form, formSchema } from "../../test/fixtures";
-import { InterruptCard } from "./InterruptCard";
+import { showForm } from "../../test/formCard";
 import { registerFormCard, registeredForms, type FormCardProps } from "./registry";
 
 /** A form of a project's own: its context names an invoice. */
@@ -34,18 +33,7 @@ afterEach(() => {
 });
 
 function show(value: FormRequest) {
-  const submit = vi.fn(async () => {});
-  const item: PendingApproval = {
-    kind: "form",
-    id: "form-1",
-    value,
-    responseSchema: formSchema,
-    status: { phase: "idle" },
-    schemaLoading: false,
-    deadline: { deadline: null, onExpiry: null, escalated: false },
-  };
-  render(<InterruptCard item={item} approvals={{ submit } as unknown as Approvals} busy={false} />);
-  return submit;
+  return showForm(value, formSchema, "form-1");
 }
 
 describe("form cards registered by form name", () => {
