@@ -39,8 +39,9 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: help setup dev serve-replicas local-services test test-web test-python lint schemas clean
 
 # Targets of parts a project may not have live beside those parts (`make bench` in bench/, `make chaos`
-# beside the replica tests), so `make help` lists only what this checkout can run.
--include bench/bench.mk tests/replicas/chaos.mk
+# beside the replica tests, `make deploy-check` in deploy/check/), so `make help` lists only what this
+# checkout can run.
+-include bench/bench.mk tests/replicas/chaos.mk deploy/check/check.mk
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -118,4 +119,4 @@ schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
 	$(BIN)/python -m hitl.contracts.publish
 
 clean: ## Remove the virtualenv, data, server state and the web build
-	rm -rf $(VENV) .venv-replicas data .langgraph_api $(WEB)/dist
+	rm -rf $(VENV) .venv-replicas .venv-deploy data .langgraph_api $(WEB)/dist

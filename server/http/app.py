@@ -45,7 +45,7 @@ from server.ledger.apart import check_store_apart
 from server.records import audit
 from server.runtime import engine_compat, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
-from server.runtime.topology import check_topology
+from server.runtime.topology import check_start_up
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -153,7 +153,9 @@ def _passes_unchecked(scope: Scope) -> bool:
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
     check_configuration()  # a malformed HITL_USERS or HITL_OIDC_*, or dev tokens out of dev mode, stop it
-    check_topology()
+    # Shared settings on a replica; its PostgreSQL databases answer (a connect each). Before the first await:
+    # `langgraph dev` refuses blocking calls once its loop runs on, and recover_after_crash makes a folder.
+    check_start_up()
     audit.keep_graph_records()
     await recover_after_crash()  # first: it holds the run queue from the first instant
     await asyncio.to_thread(move.move_out)  # an older release's records, out of the business database

@@ -32,9 +32,13 @@ def shared(tmp_path_factory) -> Iterator[ReplicaSet]:
     [
         ({"DATABASE_URL": "sqlite:///business.db"}, "DATABASE_URL must name the shared PostgreSQL"),
         ({"HITL_SEAL_KEY": ""}, "HITL_SEAL_KEY must be set, the same on every replica"),
+        (
+            {"DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1:5432/hitl_test_missing"},
+            "DATABASE_URL names database 'hitl_test_missing', which does not exist",
+        ),
     ],
 )
-def test_a_replica_with_its_own_business_database_or_seal_key_does_not_start(
+def test_a_replica_with_its_own_or_a_missing_business_database_or_no_seal_key_does_not_start(
     shared, tmp_path, override, refusal
 ):
     """start-up: the replica exits naming the setting; it never answers /ok."""

@@ -209,7 +209,12 @@ def test_a_key_from_the_variable_and_its_retired_keys_are_published(settings, tm
 
 def test_a_replica_without_a_shared_receipt_key_does_not_start():
     """topology: on a shared runtime, no HITL_RECEIPT_KEY(_FILE) is refused, naming the variable."""
-    base = {"database_url": "postgresql+psycopg://x/y", "hitl_seal_key": "s" * 32, "_env_file": None}
+    base = {
+        "database_url": "postgresql+psycopg://x/y",
+        "hitl_database_url": "postgresql+psycopg://x/z",
+        "hitl_seal_key": "s" * 32,
+        "_env_file": None,
+    }
     with patch("server.runtime.topology._custom_checkpointer", return_value=False):
         with pytest.raises(SharedTopologyError, match="HITL_RECEIPT_KEY"):
             check_topology(Settings(**base), edition="pg")

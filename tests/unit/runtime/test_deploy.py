@@ -1,14 +1,14 @@
-"""The production deployment, as far as it can be checked without Docker.
+"""The production deployment's files, read without starting a container (`make deploy-check` starts them).
 
 `langgraph dockerfile` generation, the compose file (the open-engine replicas and the licensed
 Agent Server), the environment the containers end up with (read by the server's own config loader
-and start-up check), `.dockerignore`, and the dev-only checkpointer.
+and start-up check), `.dockerignore`, and the dev-only checkpointer
+(`tests/deploy/` tests the pure parts of `deploy.check`, the template's own).
 """
 
 from __future__ import annotations
 
 import importlib
-import itertools
 import json
 import os
 import re
@@ -32,7 +32,15 @@ API_VERSION = version("langgraph-api")
 VARIABLE = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
 REPLICAS_PYTHON = ROOT / ".venv-replicas" / "bin" / "python"
 REPLICAS_CONFIG = json.loads((ROOT / "langgraph.replicas.json").read_text())
-SHARED = ("DATABASE_URI", "REDIS_URI", "DATABASE_URL", "HITL_SEAL_KEY", "HITL_USERS", "WORKSPACE_DIR")
+SHARED = (
+    "DATABASE_URI",
+    "REDIS_URI",
+    "DATABASE_URL",
+    "HITL_DATABASE_URL",
+    "HITL_SEAL_KEY",
+    "HITL_USERS",
+    "WORKSPACE_DIR",
+)
 """What every replica must have, and have the same: the engine, Redis, business data, seal, users, files."""
 
 
@@ -119,7 +127,46 @@ def test_every_service_is_health_checked_and_the_api_waits_for_them(compose):
         "langgraph-redis": {"condition": "service_healthy"},
     }
     init = services["langgraph-postgres"]["volumes"][1].split(":")[0]
-    assert (DEPLOY / init / "10-business-db.sh").is_file()
+    assert (DEPLOY / init / "10-own-databases.sh").is_file()
+    for name, service in services.items():
+        assert service["restart"] == "unless-stopped", name  # back after a kill, or a start before PostgreSQL
+
+
+def test_the_base_images_are_variables_with_the_public_images_by_default(compose, replicas):
+    """compose: the images are variables (PYTHON_IMAGE, ...); users get the usual public ones by default."""
+    services = compose["services"]
+    assert services["langgraph-postgres"]["image"] == "${POSTGRES_IMAGE:-pgvector/pgvector:pg16}"
+    assert services["langgraph-redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
+    assert (
+        "command" not in services["langgraph-postgres"]
+    )  # nothing to preload: any PostgreSQL 15+ image runs
+    for name, service in replicas.items():
+        assert service["image"] == "${REPLICA_IMAGE:-hitl-replicas}", name
+        assert service["build"]["dockerfile_inline"].startswith("FROM ${PYTHON_IMAGE:-python:3.11-slim}\n"), (
+            name
+        )
+
+
+def test_the_approval_layer_has_a_database_the_business_role_cannot_reach(compose, replicas):
+    """compose: every API service's HITL_DATABASE_URL is the `hitl` role's own database, closed to PUBLIC."""
+    for name in [*replicas, "langgraph-api"]:
+        env = compose["services"][name]["environment"]
+        assert (
+            env["HITL_DATABASE_URL"]
+            == "postgresql+psycopg://hitl:${HITL_DB_PASSWORD}@langgraph-postgres:5432/hitl"
+        )
+        assert env["HITL_DATABASE_URL"] != env["DATABASE_URL"]
+    assert compose["services"]["langgraph-postgres"]["environment"]["HITL_DB_PASSWORD"].startswith(
+        "${HITL_DB_PASSWORD:?"
+    )
+    script = (DEPLOY / "postgres-init" / "10-own-databases.sh").read_text()
+    for statement in (
+        "CREATE ROLE $1 LOGIN PASSWORD '$2';",
+        "CREATE DATABASE $1 OWNER $1;",
+        "REVOKE ALL ON DATABASE $1 FROM PUBLIC;",
+    ):
+        assert statement in script
+    assert 'own_database business "$BUSINESS_DB_PASSWORD"\nown_database hitl "$HITL_DB_PASSWORD"\n' in script
 
 
 def test_the_api_gets_its_stores_a_key_and_a_separate_business_database(compose):
@@ -176,18 +223,42 @@ def test_the_api_container_keeps_checkpoints_in_postgres(dockerfile, compose):
 
 
 def test_the_replicas_are_the_open_engine_built_from_this_repository(replicas):
-    """replicas: two or more, one image built as `.venv-replicas` is, serving `langgraph.replicas.json`."""
+    """replicas: two or more, one image built as `.venv-replicas` is, serving `langgraph.replicas.json`.
+
+    The exact dependency set first (constraints-replicas.txt, which names langhost), then the code
+    without dependencies; pip's build settings only as build secrets, never copied into the image.
+    """
     assert len(replicas) >= 2
     for name, service in replicas.items():
-        assert service["image"] == "hitl-replicas", name
         assert service["build"]["context"] == "..", name
+        assert service["build"]["secrets"] == ["pip-config", "pip-cert"], name
         dockerfile = service["build"]["dockerfile_inline"]
-        assert "pip install --no-cache-dir -c constraints-replicas.txt -e . langhost" in dockerfile, name
+        install = dockerfile.index("pip install --no-cache-dir -r constraints-replicas.txt")
+        assert (
+            install
+            < dockerfile.index("COPY . /app")
+            < dockerfile.index("pip install --no-cache-dir --no-deps -e .")
+        )
+        assert dockerfile.count("--mount=type=secret,id=pip-config --mount=type=secret,id=pip-cert") == 2
+        assert "ENV PIP" not in dockerfile, name
         assert (
             'CMD ["langhost", "serve", "--config", "langgraph.replicas.json", "--host", "0.0.0.0", '
             '"--port", "8000"]'
         ) in dockerfile, name
-    assert (ROOT / "constraints-replicas.txt").is_file()
+    pinned = re.findall(r"^([\w.-]+)==", (ROOT / "constraints-replicas.txt").read_text(), re.MULTILINE)
+    assert {"langhost", "langgraph-runtime-pg", "langgraph-api"} <= set(pinned)
+    assert compose_secret_defaults_exist()
+
+
+def compose_secret_defaults_exist() -> bool:
+    """The build secrets' default files (empty) are in the repository, so a plain build finds them."""
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    for secret in compose["secrets"].values():
+        default = re.fullmatch(r"\$\{\w+:-(.+)\}", secret["file"])
+        assert default, secret
+        assert (DEPLOY / default.group(1)).is_file()
+        assert (DEPLOY / default.group(1)).read_text() == ""
+    return True
 
 
 def test_every_replica_shares_one_environment_and_one_workspace(replicas):
@@ -225,18 +296,17 @@ def test_the_seal_key_is_required_and_the_same_on_every_api(compose, replicas):
         assert value.startswith("${HITL_SEAL_KEY:?"), name
 
 
-def test_the_replicas_start_one_after_the_other_on_their_own_ports(replicas):
-    """replicas: the first waits for healthy PostgreSQL and Redis, each next one for the one before."""
-    names = sorted(replicas)
-    assert replicas[names[0]]["depends_on"] == {
-        "langgraph-postgres": {"condition": "service_healthy"},
-        "langgraph-redis": {"condition": "service_healthy"},
-    }
-    for before, after in itertools.pairwise(names):
-        assert replicas[after]["depends_on"] == {before: {"condition": "service_healthy"}}
+def test_the_replicas_wait_for_the_databases_not_for_each_other_on_their_own_ports(replicas):
+    """replicas: each waits for healthy PostgreSQL and Redis only (one is recreated alone in an upgrade)."""
+    for name, service in replicas.items():
+        assert service["depends_on"] == {
+            "langgraph-postgres": {"condition": "service_healthy"},
+            "langgraph-redis": {"condition": "service_healthy"},
+        }, name
     ports = [port.rsplit(":", 1) for service in replicas.values() for port in service["ports"]]
     assert {container for _, container in ports} == {"8000"}
     assert len({host for host, _ in ports}) == len(replicas)
+    assert all(host.startswith("${PUBLISH_ADDRESS:-0.0.0.0}:") for host, _ in ports)
 
 
 @pytest.mark.skipif(not REPLICAS_PYTHON.exists(), reason="no .venv-replicas (make .venv-replicas/.installed)")
