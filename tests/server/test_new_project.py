@@ -282,7 +282,7 @@ def test_an_upgrade_keeps_the_teams_agent_and_merges_the_layers_changes_without_
 def test_an_upgrade_that_leaves_a_conflict_fails_and_names_the_files(team, template):
     """the team and the release change the same Makefile line: `hitl upgrade` exits 1 naming the Makefile."""
     if "LATER ?= 1" not in (team / "Makefile").read_text():
-        pytest.skip("needs the upgrade to NEXT of the test before")
+        pytest.skip(reason="runs on the project the upgrade test before took to NEXT: run the module whole")
     makefile = team / "Makefile"
     makefile.write_text(makefile.read_text().replace("LATER ?= 1\n", "LATER ?= ours\n"))
     git(team, "commit", "-qam", "our LATER")
