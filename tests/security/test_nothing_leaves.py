@@ -150,6 +150,7 @@ async def test_withdrawn_then_deleted_the_trail_still_verifies_for_staff(
         trail = (await http_as(user).get(f"/audit/{thread_id}")).json()["records"]
         assert [(r["decision"], r["reviewer"]) for r in trail] == [
             ("withdrawn", "requester1"),
+            ("refused", "requester1"),  # the second withdrawal: nothing waited any more
             ("thread_deleted", "requester1"),
         ]
         report = (await http_as(user).get(f"/audit/{thread_id}/verification")).json()
