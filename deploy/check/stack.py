@@ -43,7 +43,11 @@ def free_port() -> int:
 
 
 def checkout_copy(target: Path) -> None:
-    """Copy the checkout's files (tracked and untracked, not ignored) to `target`, as one git commit."""
+    """Copy the checkout's files (tracked and untracked, not ignored) to `target`, as one git commit.
+
+    With the web app's build (`web/dist`, which git ignores) when the checkout has one: the image
+    serves it at `/app/`, as it does for a user who built it before `compose up --build`.
+    """
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -55,6 +59,9 @@ def checkout_copy(target: Path) -> None:
         if source.is_file():  # a file deleted in the work tree is still listed as cached
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
+    built = ROOT / "web" / "dist"
+    if (built / "index.html").is_file():  # the web app a user built (`make dev`) before `compose up --build`
+        shutil.copytree(built, target / "web" / "dist")
     git(target, "init", "-q")
     commit(target, "the checkout under test")
 

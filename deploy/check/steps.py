@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
+import httpx
+
 from deploy.check.approvals import Replica, expect, until
 from deploy.check.podman import say
 from deploy.check.stack import SERVICES
@@ -71,6 +73,14 @@ def every_service_healthy(stack: Stack) -> None:
     for url in stack.urls:
         until(Replica(url, "").ok, f"{url}/ok", 60)
         say(f"  {url}/ok: ok")
+    if (stack.copy / "web" / "dist" / "index.html").is_file():
+        for url in stack.urls:
+            page = httpx.get(f"{url}/app/", timeout=30)
+            expect(
+                page.status_code == httpx.codes.OK and "HITL reviewer" in page.text,
+                f"{url}/app/: {page.status_code}",
+            )
+            say(f"  {url}/app/: the web app")
 
 
 def databases_kept_apart(stack: Stack) -> None:
