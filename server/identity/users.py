@@ -75,6 +75,11 @@ class User:
         return ["reviewer", "supervisor"] if self.role == "supervisor" else [self.role]
 
     @property
+    def groups(self) -> frozenset[str]:
+        """Every group this user may decide as, their roles among them (the owner's questions aside)."""
+        return frozenset(self.roles)
+
+    @property
     def is_staff(self) -> bool:
         """Reviewers and supervisors may read threads they did not start."""
         return self.role in {"reviewer", "supervisor"}

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Column,
     Engine,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
@@ -144,6 +145,36 @@ store_marks = Table(  # what was done to this store once, for good (`server.ledg
     METADATA,
     Column("mark", String(64), primary_key=True),  # "moved-from-business": an older release's records came in
     Column("made_at", Float, nullable=False),  # seconds since the epoch
+)
+
+inbox = Table(  # one pending call, as the inbox serves it (`server.coordination.inbox_table`)
+    "hitl_inbox",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("interrupt_id", String(200), primary_key=True),
+    Column("action_index", Integer, primary_key=True, autoincrement=False),
+    Column("created_at", String(40), nullable=False),  # ISO: when its thread paused (the inbox's order)
+    Column("decided_by", String(200), nullable=False),  # the group (a role is one) or "owner" that decides it
+    Column("owner", String(200), nullable=True),  # who started the thread (the "asked by" filter)
+    Column("agent", String(200), nullable=True),
+    Column("graph_id", String(200), nullable=True),
+    Column("tool", String(200), nullable=True),
+    Column("deadline", String(40), nullable=True),  # ISO, UTC: when the watcher acts (None: never)
+    Column("approved_by", Text, nullable=False),  # ",a,b,": a quorum's approvers so far ("waiting for me")
+    Column("noticed", Integer, nullable=False),  # 0 until the watcher's leader announced it
+    Column("row", Text, nullable=False),  # JSON: the row as `GET /inbox` serves it (without its age)
+    Column("written_at", Float, nullable=False),  # seconds since the epoch
+    Index("hitl_inbox_by_group", "decided_by", "created_at", "thread_id", "interrupt_id", "action_index"),
+    Index("hitl_inbox_by_owner", "owner", "decided_by", "created_at", "thread_id", "interrupt_id"),
+    Index("hitl_inbox_by_deadline", "deadline"),
+    Index("hitl_inbox_unnoticed", "noticed"),
+)
+
+inbox_seen = Table(  # how far the watchers have read the runtime's thread changes (`inbox_table`)
+    "hitl_inbox_seen",
+    METADATA,
+    Column("name", String(64), primary_key=True),  # "changes"
+    Column("seen_until", String(40), nullable=False),  # the newest thread `updated_at` read, ISO
 )
 
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()
