@@ -21,12 +21,21 @@ function isInboxItem(value: unknown): value is InboxItem {
   );
 }
 
+/** `counts` of an `/inbox` answer: a whole number per group; anything else is left out. */
+export function countsOf(value: unknown): Record<string, number> {
+  if (!isRecord(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, number] => Number.isInteger(entry[1]) && (entry[1] as number) >= 0),
+  );
+}
+
 function toPage(body: unknown): InboxPage {
   if (!isRecord(body) || !Array.isArray(body.items)) throw new Error("unexpected /inbox answer");
   return {
     items: body.items.filter(isInboxItem),
     next_cursor: typeof body.next_cursor === "string" && body.next_cursor ? body.next_cursor : null,
     total: typeof body.total === "number" ? body.total : body.items.length,
+    counts: countsOf(body.counts),
   };
 }
 
