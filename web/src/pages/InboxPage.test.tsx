@@ -27,7 +27,7 @@ function row(id: string, group: string, tool: string): InboxItem {
 }
 
 /** The caller's whole inbox: the server filters it by `group` and `mine`; `counts` is always the whole. */
-const inbox = [row("1", "reviewer", "issue_refund"), row("2", "supervisor", "issue_refund"), row("3", "owner", "ask_user")];
+const inbox = [row("1", "reviewer", "pay_invoice"), row("2", "supervisor", "pay_invoice"), row("3", "owner", "ask_for_details")];
 const approvedByMe = new Set(["int-2"]);
 const counts = { reviewer: 1, supervisor: 1, owner: 1 };
 
