@@ -15,7 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.identity.access import as_server
 from server.identity.users import User, request_user
 from server.insight import analytics, metrics
@@ -37,7 +37,7 @@ async def metrics_page(request: Request) -> Response:
     if refusal := _not_staff(request_user(request), "/hitl/metrics"):
         return refusal
     with as_server():
-        await INDEX.sync(get_client())
+        await TABLE.sync(get_client())
     return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
