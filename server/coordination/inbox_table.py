@@ -211,6 +211,8 @@ class InboxTable:
         """Write to `engine` (the layer's own store by default)."""
         self._engine = engine
         self.marks: dict[str, datetime] = {}
+        self.filled = False
+        """Whether this process saw the store filled (`FILLED`): until then its first read fills it."""
         self.version = 0
         """Bumped by every write of this process (the inbox's short-lived count cache reads it)."""
         self._lock = asyncio.Lock()
@@ -240,10 +242,14 @@ class InboxTable:
         self.mark(escalation.thread_id, share=False)
 
     async def sync(self, client: LangGraphClient) -> None:
-        """The request path: the marked threads' rows, current."""
-        if not self.marks:
+        """The request path: a store never filled, filled (once); the marked threads' rows, current."""
+        if self.filled and not self.marks:
             return
         async with self._lock:
+            if not self.filled:
+                if await asyncio.to_thread(self._seen) is None:
+                    await self._fill(client)
+                self.filled = True
             await self._read_marked(client)
 
     async def refresh(self, client: LangGraphClient) -> None:
@@ -254,6 +260,7 @@ class InboxTable:
                 await self._fill(client)
             else:
                 await self._read_changes(client, seen)
+            self.filled = True
             await self._read_marked(client)
 
     async def keep_marks_read(self, client: LangGraphClient) -> None:

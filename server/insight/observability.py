@@ -7,6 +7,7 @@ client its own name and role, so the web app offers the dashboard only to those 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -33,12 +34,13 @@ def _not_staff(user: User, what: str) -> JSONResponse | None:
 
 
 async def metrics_page(request: Request) -> Response:
-    """GET /hitl/metrics: this process's metrics, the pending gauge re-read from the inbox index."""
+    """GET /hitl/metrics: this process's metrics, the pending gauge counted in the inbox table."""
     if refusal := _not_staff(request_user(request), "/hitl/metrics"):
         return refusal
     with as_server():
         await TABLE.sync(get_client())
-    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+    page = await asyncio.to_thread(metrics.exposition)  # the pending gauge is counted in the layer's store
+    return Response(page, media_type=CONTENT_TYPE_LATEST)
 
 
 async def analytics_page(request: Request) -> JSONResponse:
