@@ -136,7 +136,7 @@ class InboxPage(TypedDict):
     """The rows matching the filters, on every page."""
     counts: dict[str, int]
     """The caller's whole inbox (not filtered) per group the caller may decide, each row counted
-    once, under its `group` (e.g. `{"reviewer": 3, "supervisor": 1}`)."""
+    once, under its `group` (e.g. `{"reviewer": 3, "supervisor": 1}`; a group with none left out)."""
 
 
 class AuditHead(TypedDict):
