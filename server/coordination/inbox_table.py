@@ -203,6 +203,8 @@ class InboxTable:
     """Keeps `hitl_inbox` current from the runtime; see the module docstring for how."""
 
     CHANGES_PAGE = 200
+    FIRST_CHANGES = 8
+    """A pass in which little changed asks the runtime for this many threads only."""
     SETTLE_SECONDS = 120.0
     """A mark whose thread never moved (a refused or failed run) is dropped after this long."""
     MARKS_EVERY_SECONDS = 0.25
@@ -370,12 +372,13 @@ class InboxTable:
         logger.info("inbox: filled from %d interrupted threads in %.1f s", count, time.monotonic() - started)
 
     async def _read_changes(self, client: LangGraphClient, seen: str) -> None:
-        offset, newest = 0, seen
+        """The threads updated since `seen`, newest first, in pages that grow from `FIRST_CHANGES`."""
+        offset, newest, limit = 0, seen, self.FIRST_CHANGES
         while True:
             page = await client.threads.search(
                 sort_by="updated_at",
                 sort_order="desc",
-                limit=self.CHANGES_PAGE,
+                limit=limit,
                 offset=offset,
                 select=FIELDS,  # type: ignore[arg-type]
             )
@@ -384,13 +387,12 @@ class InboxTable:
                 if stamp < seen:
                     break
                 newest = max(newest, stamp)
-                if stamp > seen or not await asyncio.to_thread(
-                    self._listed, str(thread["thread_id"]), thread
-                ):
-                    await self._read(client, str(thread["thread_id"]), thread)
+                thread_id = str(thread["thread_id"])
+                if stamp > seen or not await asyncio.to_thread(self._listed, thread_id, thread):
+                    await self._read(client, thread_id, thread)
             else:
-                if len(page) == self.CHANGES_PAGE:
-                    offset += self.CHANGES_PAGE
+                if len(page) == limit:
+                    offset, limit = offset + limit, min(limit * 4, self.CHANGES_PAGE)
                     continue
             break
         if newest != seen:
