@@ -196,16 +196,15 @@ class InboxTable:
             return {str(owner) for owner in conn.scalars(query) if owner is not None}
 
     def announced(self, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:
-        """Mark the rows of `interrupt_ids` announced; the rows that were not yet (blocking)."""
+        """Mark the rows of `interrupt_ids` announced; the rows that were not yet (blocking; each once)."""
         where = (
             (inbox.c.thread_id == thread_id)
             & inbox.c.interrupt_id.in_(list(interrupt_ids))
             & (inbox.c.noticed == 0)
         )
         with self.engine.begin() as conn:
-            rows = [json.loads(r) for r in conn.scalars(select(inbox.c.row).where(where))]
-            conn.execute(update(inbox).where(where).values(noticed=1))
-        return rows
+            rows = conn.scalars(update(inbox).where(where).values(noticed=1).returning(inbox.c.row)).all()
+        return [json.loads(row) for row in rows]
 
     def _seen(self) -> str | None:
         """How far the watchers read the runtime's changes; None for a store never filled."""

@@ -165,9 +165,13 @@ def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
     return len(kept)
 
 
-def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> None:
-    """Take the rows of `interrupt_ids` out of the inbox, in the transaction that decided them."""
-    conn.execute(
-        delete(inbox).where(inbox.c.thread_id == thread_id, inbox.c.interrupt_id.in_(list(interrupt_ids)))
-    )
+def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Take the rows of `interrupt_ids` out of the inbox, in the transaction that decided them.
+
+    Returns the rows the watcher had not announced yet (decided before its next pass), for the
+    count of approvals asked: each row is counted once, here or when announced.
+    """
+    where = (inbox.c.thread_id == thread_id) & inbox.c.interrupt_id.in_(list(interrupt_ids))
+    gone = conn.execute(delete(inbox).where(where).returning(inbox.c.row, inbox.c.noticed)).all()
     wrote()
+    return [json.loads(row) for row, noticed in gone if not noticed]

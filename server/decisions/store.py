@@ -96,6 +96,7 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
     """
     database = _database(engine)
     decision_id = uuid.uuid4().hex
+    unannounced: list[dict[str, Any]] = []
 
     def once() -> Decision | str:
         try:
@@ -110,7 +111,7 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
             return earlier  # an earlier try committed before its connection was lost
         if (holder := _claim(conn, interrupt_ids, decision_id)) is not None:
             raise _Held(holder)
-        inbox_table_rows.remove(conn, request.thread_id, interrupt_ids)  # out of every inbox with the claim
+        unannounced[:] = inbox_table_rows.remove(conn, request.thread_id, interrupt_ids)  # out with the claim
         signed = _sign(request.thread_id, receipts, catalog, head.hash)
         accepted = _with_receipts(command, request.thread_id, signed, allowed or [])
         _append(conn, head, [*audit.as_records(request.thread_id, signed), *(recorded_too or [])])
@@ -150,6 +151,7 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
 
     outcome = storage.retrying(once, f"decision on thread {request.thread_id}")
     if isinstance(outcome, Decision):
+        metrics.requested(unannounced)  # asked and decided before the watcher announced them
         return outcome
     holder = stored(outcome, engine=database)
     if holder is not None and holder.sent_again_by(

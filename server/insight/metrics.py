@@ -44,7 +44,7 @@ GATE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 
 REQUESTED = Counter(
     "hitl_approvals_requested",
-    "Approvals that started waiting (counted by the watcher's leader when it first announces them).",
+    "Approvals that started waiting (counted once: when first announced, or at their decision if sooner).",
     ["agent", "tool", "required_role"],
     registry=REGISTRY,
 )

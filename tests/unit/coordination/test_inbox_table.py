@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import create_engine, insert, select
 
 from server.coordination.inbox import InboxQuery, encode_cursor, read_counts, read_page
+from server.coordination.inbox_table import InboxTable
 from server.coordination.inbox_table_rows import Entry, remove, replace_rows, utc_stamp
 from server.decisions.pending import Pending
 from server.identity.users import User
@@ -140,3 +141,18 @@ def test_filters_narrow_inside_the_scope(store):
 )
 def test_stamps_are_stored_in_utc_so_they_sort_as_time_does(raw, expected):
     assert utc_stamp(raw) == expected
+
+
+def test_each_row_is_counted_as_asked_once_when_announced_or_when_decided_unannounced(store):
+    """requested: announced rows come back once; a decision returns only rows nobody announced yet."""
+    first, second = paused("reviewer"), paused("reviewer")
+    put(store, first, second)
+    table = InboxTable(store)
+    [announced] = table.announced(first.thread["thread_id"], [first.pending[0].id])
+    assert announced["thread_id"] == first.thread["thread_id"]
+    assert table.announced(first.thread["thread_id"], [first.pending[0].id]) == []
+    with store.begin() as conn:
+        assert remove(conn, first.thread["thread_id"], [first.pending[0].id]) == []
+        [decided] = remove(conn, second.thread["thread_id"], [second.pending[0].id])
+    assert decided["thread_id"] == second.thread["thread_id"]
+    assert table.announced(second.thread["thread_id"], [second.pending[0].id]) == []

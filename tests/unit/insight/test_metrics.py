@@ -135,15 +135,3 @@ def test_exposition_follows_prometheus_names():
         "# TYPE hitl_approvals_expired_total counter",
     ):
         assert name in text
-
-
-def test_a_pause_decided_before_the_leaders_next_pass_is_counted_at_its_decision():
-    """requested: a leader counts an unseen approval at its decision, once; a follower does not."""
-    labels = {"agent": "support", "tool": "quick_tool", "required_role": "unknown"}
-    counter = metrics.PauseCounter()
-    before = value("hitl_approvals_requested_total", **labels)
-    counter.decided("t-q", "i-q", "support", "quick_tool")  # not leading: the leader counts it
-    counter.observe([])  # leads from now on (its first pass only learns what waits)
-    counter.decided("t-q", "i-q", "support", "quick_tool")
-    counter.decided("t-q", "i-q", "support", "quick_tool")
-    assert value("hitl_approvals_requested_total", **labels) == before + 1
