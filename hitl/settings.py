@@ -71,7 +71,9 @@ class Settings(BaseSettings):
         default="",
         description=(
             "Users who may call the server, as comma-separated name:role:token entries "
-            "(role: requester, reviewer or supervisor). Empty: nobody gets in."
+            "(role: requester, reviewer or supervisor), or name:role+group+group:token for a person in "
+            "groups a policy names as deciders (e.g. ana:reviewer+finance+finance-leads:token; a group is "
+            "lowercase letters, digits, -, _, ., at most 64). Empty: nobody gets in."
         ),
     )
     hitl_oidc_issuer: str = Field(
@@ -98,6 +100,15 @@ class Settings(BaseSettings):
         description=(
             "Claim holding the caller's groups or roles, a string or a list of strings; a dotted path "
             "reaches into objects (e.g. realm_access.roles)."
+        ),
+    )
+    hitl_oidc_groups_claim: str = Field(
+        default="",
+        description=(
+            "Claim holding the caller's groups (teams a policy names as deciders, e.g. finance, sre), a "
+            "string or a list of strings; a dotted path reaches into objects. Values that are no group name "
+            "(lowercase letters, digits, -, _, .; at most 64), a role or `owner` are ignored. Empty: OIDC "
+            "users are in no group beyond their role. Set, any group counts as possible at start-up."
         ),
     )
     hitl_oidc_name_claim: str = Field(
