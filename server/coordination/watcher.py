@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langgraph_sdk import get_client
 
 from hitl.policy.deadlines import escalates_to
+from hitl.policy.groups import who
 from hitl.settings import Settings, get_settings
 from server.channels import webhook
 from server.channels.announce import Announcer
@@ -243,7 +244,7 @@ class Watcher:
         await threads.put_escalation(client, escalation)
         INDEX.escalate(escalation)
         metrics.per_action(metrics.ESCALATED, pending)
-        await audit.write([audit.system_event(thread_id, pending, "escalated", f"now needs a {role}")])
+        await audit.write([audit.system_event(thread_id, pending, "escalated", f"now needs {who(role)}")])
         if self.settings.hitl_notify_url:
             escalated = pending.escalated(threads.roles({pending.id: escalation}))
             await self.announce(thread, escalated, escalation, now, "approval_escalated")

@@ -10,6 +10,8 @@ group nobody is in stops the start, naming it.
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -202,3 +204,60 @@ def test_a_team_nobody_is_in_stops_the_start_naming_it(tmp_path):
         "support: issue_refund may be decided (by its arguments) by 'finance', a group nobody here is in"
         in said
     )
+
+
+@pytest.fixture(scope="module")
+def hurried_teams_server(tmp_path_factory) -> Iterator[DevServer]:
+    """The teams demo with refunds overdue after 3 s and a fast watcher (escalations within seconds)."""
+    env = {
+        "HITL_USERS": f"{dev_users()},{TEST_USERS},{TEAM_USERS}",
+        "REFUND_DEADLINE_SECONDS": "3",
+        "ESCALATION_DEADLINE_SECONDS": "600",
+        "HITL_WATCH_INTERVAL": "0.3",
+        **TEAMS,
+    }
+    with serving(tmp_path_factory.mktemp("groups-deadlines"), env) as running:
+        yield running
+
+
+async def test_an_overdue_refund_escalates_to_the_finance_leads(hurried_teams_server):
+    """escalate_to: a 300 refund finance left waiting goes to the finance leads, and only to them.
+
+    finance1 and a supervisor are refused (nothing refunded), lead1 decides it once; the trail says
+    whom it went to.
+    """
+    server = hurried_teams_server
+    clients: list[LangGraphClient] = []
+
+    def as_user(who: str) -> LangGraphClient:
+        clients.append(sdk_client(url=server.url, headers={"Authorization": f"Bearer {TOKENS[who]}"}))
+        return clients[-1]
+
+    try:
+        order_id, thread_id, _ = await refund_waiting(as_user, server, 300)
+        lead = as_user("lead1")
+        deadline = time.monotonic() + 60
+        rows: list[dict[str, Any]] = []
+        while time.monotonic() < deadline and not any(r["escalated"] for r in rows):
+            await asyncio.sleep(0.3)
+            items = (await lead.http.get("/inbox", params={"limit": 500}))["items"]
+            rows = [r for r in items if r["thread_id"] == thread_id]
+        (row,) = rows
+        assert (row["required_role"], row["escalated"]) == ("finance-leads", True)
+        assert thread_id not in await inbox_threads(as_user("finance1"))
+
+        with refused(403, "it needs someone in finance-leads"):
+            await as_user("finance1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+        with refused(403, "it needs someone in finance-leads"):
+            await as_user("supervisor1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+        assert refunded(server, order_id) == []
+
+        await lead.runs.wait(thread_id, "support", command=decisions(APPROVE))
+        assert refunded(server, order_id) == [300.0]
+        records = (await lead.http.get(f"/audit/{thread_id}"))["records"]
+        assert (records[0]["decision"], records[0]["reviewer"]) == ("escalated", "system")
+        assert records[0]["message"] == "now needs someone in finance-leads"
+        assert (records[-1]["reviewer"], records[-1]["outcome"]) == ("lead1", "accepted")
+    finally:
+        for sdk in clients:
+            await sdk.aclose()
