@@ -106,3 +106,22 @@ def who(decider: str) -> str:
     if decider == OWNER:
         return "the thread's owner"
     return f"a {decider}" if decider in ROLE_GROUPS else f"someone in {decider}"
+
+
+def group_map(setting: str, spec: str) -> dict[str, str]:
+    """`group=value` entries, comma-separated (`finance=fin@example.com,sre=sre@example.com`), as a mapping.
+
+    Raises:
+        ValueError: naming `setting` and the entry: no `=`, a malformed group, an empty value, a group twice.
+    """
+    mapping: dict[str, str] = {}
+    for entry in filter(None, (e.strip() for e in spec.split(","))):
+        group, equals, value = (part.strip() for part in entry.partition("="))
+        if not equals or not value or not is_group_name(group) or group == OWNER or group in mapping:
+            msg = (
+                f"{setting} entry {entry!r} must be group=value, each group once (a group: lowercase "
+                f"letters, digits, '-', '_', '.'; at most {MAX_GROUP_CHARS} characters)"
+            )
+            raise ValueError(msg)
+        mapping[group] = value
+    return mapping

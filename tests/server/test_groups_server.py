@@ -11,6 +11,7 @@ group nobody is in stops the start, naming it.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ import pytest
 from agents.offline import phrases
 from tests.conftest import add_order
 from tests.devserver import TEST_USERS, dev_users, sdk_client, serving, start_dev_server
+from tests.notices import Receiver
 from tests.oidc_issuer import Issuer
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 
@@ -207,24 +209,43 @@ def test_a_team_nobody_is_in_stops_the_start_naming_it(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def hurried_teams_server(tmp_path_factory) -> Iterator[DevServer]:
-    """The teams demo with refunds overdue after 3 s and a fast watcher (escalations within seconds)."""
+def slack_channels() -> Iterator[dict[str, Receiver]]:
+    """Stand-ins for three Slack channels' incoming webhooks: the default one, finance's, the leads'."""
+    channels = {name: Receiver() for name in ("default", "finance", "finance-leads")}
+    yield channels
+    for channel in channels.values():
+        channel.http.shutdown()
+        channel.http.server_close()
+
+
+@pytest.fixture(scope="module")
+def hurried_teams_server(tmp_path_factory, slack_channels) -> Iterator[DevServer]:
+    """The teams demo with refunds overdue after 3 s, a fast watcher and a Slack channel per team."""
     env = {
         "HITL_USERS": f"{dev_users()},{TEST_USERS},{TEAM_USERS}",
         "REFUND_DEADLINE_SECONDS": "3",
         "ESCALATION_DEADLINE_SECONDS": "600",
         "HITL_WATCH_INTERVAL": "0.3",
+        "HITL_SLACK_WEBHOOK_URL": slack_channels["default"].url,
+        "HITL_SLACK_GROUP_WEBHOOKS": ",".join(
+            f"{team}={slack_channels[team].url}" for team in ("finance", "finance-leads")
+        ),
         **TEAMS,
     }
     with serving(tmp_path_factory.mktemp("groups-deadlines"), env) as running:
         yield running
 
 
-async def test_an_overdue_refund_escalates_to_the_finance_leads(hurried_teams_server):
+def posted(channel: Receiver, thread_id: str) -> list[dict[str, Any]]:
+    return [notice for notice in channel.notices if thread_id in json.dumps(notice)]
+
+
+async def test_an_overdue_refund_escalates_to_the_finance_leads(hurried_teams_server, slack_channels):
     """escalate_to: a 300 refund finance left waiting goes to the finance leads, and only to them.
 
-    finance1 and a supervisor are refused (nothing refunded), lead1 decides it once; the trail says
-    whom it went to.
+    Slack: the waiting refund is posted to finance's channel, its escalation to the leads' channel,
+    neither to the default one. finance1 and a supervisor are refused (nothing refunded), lead1
+    decides it once; the trail says whom it went to.
     """
     server = hurried_teams_server
     clients: list[LangGraphClient] = []
@@ -244,6 +265,13 @@ async def test_an_overdue_refund_escalates_to_the_finance_leads(hurried_teams_se
             rows = [r for r in items if r["thread_id"] == thread_id]
         (row,) = rows
         assert (row["required_role"], row["escalated"]) == ("finance-leads", True)
+        while time.monotonic() < deadline:
+            if posted(slack_channels["finance-leads"], thread_id):
+                break
+            await asyncio.sleep(0.3)
+        assert len(posted(slack_channels["finance"], thread_id)) == 1
+        assert len(posted(slack_channels["finance-leads"], thread_id)) == 1
+        assert posted(slack_channels["default"], thread_id) == []
         assert thread_id not in await inbox_threads(as_user("finance1"))
 
         with refused(403, "it needs someone in finance-leads"):
