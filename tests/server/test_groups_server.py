@@ -136,6 +136,20 @@ async def test_finance_decides_refunds_and_sre_or_a_plain_reviewer_may_not(as_us
     assert records[-1]["roles"] == ["reviewer", "finance"]
 
 
+async def test_a_finance_member_may_not_approve_their_own_refund(as_user, teams_server):
+    """separation of duties per group: finance1's own refund is refused to them, lead1 (finance) refunds it.
+
+    Nothing is refunded after finance1's approve; lead1's refunds it once.
+    """
+    order_id = add_order(teams_server.services, 300, owner="finance1")
+    thread_id, _ = await start(as_user("finance1"), phrases.refund_in_full(order_id))
+    with refused(403, r"finance1 asked for issue_refund, so someone else must approve it"):
+        await as_user("finance1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert refunded(teams_server, order_id) == []
+    await as_user("lead1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    assert refunded(teams_server, order_id) == [300.0]
+
+
 async def test_sre_decides_ops_and_finance_may_not(as_user, teams_server):
     """ops write_file needs sre: finance1 is refused and the file is not written; sre1's approve writes it."""
     name = f"notes/{uuid.uuid4().hex[:8]}.txt"
