@@ -150,6 +150,22 @@ async def test_a_finance_member_may_not_approve_their_own_refund(as_user, teams_
     assert refunded(teams_server, order_id) == [300.0]
 
 
+async def test_an_edit_above_finances_limit_needs_a_finance_lead(as_user, teams_server):
+    """edit re-judged by group: finance1 may not raise a 300 refund to 600 (a lead's); lead1 may, once."""
+    order_id = add_order(teams_server.services, 900)
+    thread_id, thread = await start(as_user("requester1"), phrases.refund_amount(300, order_id))
+    assert only_pending(thread)["value"]["review_configs"][0]["required_role"] == "finance"
+    args = only_pending(thread)["value"]["action_requests"][0]["args"]
+    edit = decisions(
+        {"type": "edit", "edited_action": {"name": "issue_refund", "args": {**args, "amount": 600}}}
+    )
+    with refused(403, r"finance1 \(reviewer\) may not edit issue_refund .*needs someone in finance-leads"):
+        await as_user("finance1").runs.wait(thread_id, "support", command=edit)
+    assert refunded(teams_server, order_id) == []
+    await as_user("lead1").runs.wait(thread_id, "support", command=edit)
+    assert refunded(teams_server, order_id) == [600.0]
+
+
 async def test_sre_decides_ops_and_finance_may_not(as_user, teams_server):
     """ops write_file needs sre: finance1 is refused and the file is not written; sre1's approve writes it."""
     name = f"notes/{uuid.uuid4().hex[:8]}.txt"
