@@ -128,6 +128,12 @@ async def test_finance_decides_refunds_and_sre_or_a_plain_reviewer_may_not(as_us
     assert thread_id in await inbox_threads(as_user("finance1"))
     assert thread_id not in await inbox_threads(as_user("sre1"))
     assert thread_id not in await inbox_threads(as_user("reviewer1"))
+    assert await as_user("lead1").http.get("/me") == {
+        "identity": "lead1",
+        "role": "reviewer",
+        "groups": ["finance", "finance-leads"],
+    }
+    assert await as_user("reviewer1").http.get("/me") == {"identity": "reviewer1", "role": "reviewer"}
 
     await as_user("finance1").runs.wait(thread_id, "support", command=decisions(APPROVE))
     assert refunded(teams_server, order_id) == [300.0]
