@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hitl.policy.deadlines import ESCALATES_TO
 from hitl.policy.groups import OWNER, ROLE_GROUPS
 from server.identity import oidc
 from server.identity.users import ROLES, canonical, directory
@@ -20,6 +21,7 @@ from server.identity.users import ROLES, canonical, directory
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from hitl.policy.deadlines import Deadline
     from hitl.policy.served import AgentCard
 
 COVERS = {"supervisor": {"supervisor", "reviewer"}, "reviewer": {"reviewer"}, "requester": set()}
@@ -88,7 +90,8 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
 
     A fixed decider must be a group someone is in (a role is a group); one chosen from the call's
     args may name a supervisor (unreadable args always do), so someone must be a supervisor, and
-    each group its `Tiers` name. An agent only some groups may run (`run_by`) needs someone in one.
+    each group its `Tiers` name, and the group an overdue call escalates to (`Deadline.escalate_to`).
+    An agent only some groups may run (`run_by`) needs someone in one.
 
     Raises:
         UnanswerablePolicyError: naming each agent, tool and group.
@@ -101,6 +104,7 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
         for tool, gates in sorted(card.catalog.gates.items()):
             for gate in gates:
                 problems += [f"{card.name}: {tool} {why}" for why in _unanswerable(gate.decider, possible)]
+                problems += [f"{card.name}: {tool} {why}" for why in _unescalatable(gate.deadline, possible)]
     if problems:
         known = ", ".join(sorted(possible)) or "no reviewer or supervisor"
         msg = (
@@ -109,6 +113,14 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
             "(HITL_USERS name:role+group:token, or HITL_OIDC_GROUPS_CLAIM), or change the policy."
         )
         raise UnanswerablePolicyError(msg)
+
+
+def _unescalatable(deadline: Deadline | None, possible: frozenset[str]) -> list[str]:
+    """Where an overdue call escalates, if to a team nobody is in (a supervisor is the watcher's, as ever)."""
+    target = deadline.escalate_to if deadline is not None and deadline.then == "escalate" else ESCALATES_TO
+    if target == ESCALATES_TO or target in possible:
+        return []
+    return [f"escalates to {target!r}, a group nobody here is in"]
 
 
 def _unanswerable(decider: object, possible: frozenset[str]) -> list[str]:

@@ -161,6 +161,13 @@ def test_a_group_nobody_is_in_stops_the_start_naming_agent_tool_and_group(people
         answerers.check_policies([card(deploy=ToolGate(allowed_decisions=("approve",), decider="sre"))])
     with pytest.raises(answerers.UnanswerablePolicyError, match="ops may be run by sre, and nobody"):
         answerers.check_policies([card("ops", run_by=frozenset({"sre"}))])
+    overdue = Deadline(60, "escalate", escalated_seconds=60, escalate_to="finance-leads")
+    with pytest.raises(
+        answerers.UnanswerablePolicyError, match="support: issue_refund escalates to 'finance-leads', a group"
+    ):
+        answerers.check_policies(
+            [card(issue_refund=ToolGate(allowed_decisions=("approve",), decider="finance", deadline=overdue))]
+        )
     people("ana:reviewer+finance:t1,lee:reviewer+finance-leads:t2,boss:supervisor:t3,sam:requester+sre:t4")
     answerers.check_policies(
         [
