@@ -47,14 +47,16 @@ def make_graph(
     """The `ops` agent; defaults (model, workspace) come from the settings."""
     settings = settings or demo_settings()
     workspace = Workspace(settings.workspace_dir)
-    tools, subagents = _parts((lambda: services) if services else default_services, workspace)
+    tools, subagents = _parts(
+        (lambda: services) if services else default_services, workspace, settings.ops_decider_group
+    )
     return build_deep_agent(
         NAME,
         settings=settings,
         model=model,
         system_prompt=SYSTEM_PROMPT,
         tools=tools,
-        interrupt_on=ops_policy(),
+        interrupt_on=ops_policy(settings.ops_decider_group),
         subagents=subagents,
         interrupt_mode="per_call",
         checkpointer=checkpointer,
@@ -66,10 +68,10 @@ def make_graph(
 
 
 def _parts(
-    services: Callable[[], Services], workspace: Workspace
+    services: Callable[[], Services], workspace: Workspace, decider: str
 ) -> tuple[list[BaseTool], list[SubagentSpec]]:
     tools = build_ops_tools(services, workspace)
-    return tools, [file_manager(tools), deployer()]
+    return tools, [file_manager(tools, decider), deployer(decider)]
 
 
 graph = make_graph()

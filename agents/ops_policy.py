@@ -2,6 +2,7 @@
 
 Every ops agent works on a real directory, so each of them (the general-purpose subagent
 and the deployer included) gates writing files; `file_manager` gates reading them too.
+A reviewer decides, or the group `OPS_DECIDER_GROUP` names (e.g. sre).
 """
 
 from __future__ import annotations
@@ -35,53 +36,60 @@ def _describe_edit(_name: str, args: Mapping[str, Any]) -> str:
     return f"Edit {args['file_path']}: replace {str(args['old_string'])[:60]!r}"
 
 
-def file_write_policy() -> Policy:
+def file_write_policy(decider: str = "reviewer") -> Policy:
     """Writing or editing a workspace file: approve, edit, reject, or respond in the tool's place.
 
     A reviewer may "always allow" the rest of a thread's writes (`may_allow`).
     """
     every: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
     return {
-        "write_file": ToolGate(allowed_decisions=every, description=_describe_write, may_allow=True),
-        "edit_file": ToolGate(allowed_decisions=every, description=_describe_edit, may_allow=True),
+        "write_file": ToolGate(
+            allowed_decisions=every, description=_describe_write, may_allow=True, decider=decider
+        ),
+        "edit_file": ToolGate(
+            allowed_decisions=every, description=_describe_edit, may_allow=True, decider=decider
+        ),
     }
 
 
-def delete_file_gate() -> ToolGate:
+def delete_file_gate(decider: str = "reviewer") -> ToolGate:
     """Deleting a workspace file: approve, edit (another path) or reject; "always allow" in a thread."""
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
         description=lambda _n, a: f"Delete {a['path']}",
         may_allow=True,
+        decider=decider,
     )
 
 
-def ops_policy() -> Policy:
+def ops_policy(decider: str = "reviewer") -> Policy:
     """The `ops` agent's policy; `read_data` and SELECTs run without a person, DROP/TRUNCATE/ALTER two."""
     return {
-        **file_write_policy(),
+        **file_write_policy(decider),
         "execute_sql": ToolGate(
             allowed_decisions=("approve", "reject"),
             when=lambda args: not is_read_only(str(args["query"])),
             description=lambda _n, a: f"Run SQL: {a['query']}",
             approvals_required=sql_approvals,
+            decider=decider,
         ),
-        "delete_file": delete_file_gate(),
+        "delete_file": delete_file_gate(decider),
     }
 
 
-def file_manager_policy() -> Policy:
+def file_manager_policy(decider: str = "reviewer") -> Policy:
     """`file_manager` overrides the parent: reading a file needs a person too."""
     return {
-        **file_write_policy(),
-        "delete_file": delete_file_gate(),
+        **file_write_policy(decider),
+        "delete_file": delete_file_gate(decider),
         "read_file": ToolGate(
             allowed_decisions=("approve", "reject"),
             description=lambda _n, a: f"Read {a['file_path']}",
+            decider=decider,
         ),
     }
 
 
-def deployer_policy() -> Policy:
+def deployer_policy(decider: str = "reviewer") -> Policy:
     """`deployer` asks for sign-off with `request_approval`; its file writes are gated like the parent's."""
-    return file_write_policy()
+    return file_write_policy(decider)

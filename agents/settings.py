@@ -1,4 +1,4 @@
-"""The demo's own settings: refund limits, the deadlines of its tools, the ops agent's workspace.
+"""The demo's own settings: refund limits, who decides, the deadlines of its tools, the ops agent's workspace.
 
 They extend the approval layer's `hitl.settings.Settings` and are read the same way (the
 environment, then `.env`; `.env.example` lists them); the layer knows none of them. Your own
@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
+from hitl.policy.groups import OWNER, check_decider
 from hitl.settings import Settings, from_launch_dir
 
 
@@ -33,7 +34,22 @@ class DemoSettings(Settings):
         description="Refunds above this amount need two different supervisors to approve (four eyes).",
     )
     refund_deadline_seconds: float = Field(
-        default=86_400, description="How long a refund waits before it escalates to a supervisor."
+        default=86_400, description="How long a refund waits before it escalates (to REFUND_LEAD_GROUP)."
+    )
+    refund_decider_group: str = Field(
+        default="reviewer",
+        description="Who decides refunds up to REFUND_SUPERVISOR_LIMIT: a group (a role is one): finance.",
+    )
+    refund_lead_group: str = Field(
+        default="supervisor",
+        description=(
+            "Who decides refunds above REFUND_SUPERVISOR_LIMIT (two of them above "
+            "REFUND_DUAL_CONTROL_LIMIT), and who an overdue refund escalates to: a group, e.g. finance-leads."
+        ),
+    )
+    ops_decider_group: str = Field(
+        default="reviewer",
+        description="Who decides the ops agent's gated calls (file writes, deletions, SQL writes), e.g. sre.",
     )
     email_deadline_seconds: float = Field(
         default=14_400, description="How long an e-mail waits before it is rejected."
@@ -42,6 +58,15 @@ class DemoSettings(Settings):
         default=1_800,
         description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
     )
+
+    @field_validator("refund_decider_group", "refund_lead_group", "ops_decider_group")
+    @classmethod
+    def _group(cls, name: str, info: ValidationInfo) -> str:
+        where = str(info.field_name).upper()
+        if check_decider(where, name) == OWNER:
+            msg = f"{where} names 'owner': name a group (e.g. reviewer, finance)"
+            raise ValueError(msg)
+        return name
 
     @field_validator("workspace_dir")
     @classmethod

@@ -1,4 +1,8 @@
-"""Who reviews what in customer service: refunds above a limit, every e-mail, questions."""
+"""Who reviews what in customer service: refunds above a limit, every e-mail, questions.
+
+Refunds go to a reviewer, above the supervisor limit to a supervisor (two above the dual-control
+limit); `REFUND_DECIDER_GROUP` and `REFUND_LEAD_GROUP` give them to teams instead (finance, finance-leads).
+"""
 
 from __future__ import annotations
 
@@ -6,22 +10,24 @@ from typing import TYPE_CHECKING, Any
 
 from hitl.policy.deadlines import Deadline
 from hitl.policy.gates import Policy, ToolGate
+from hitl.policy.groups import Tiers
 from tools.owners import records_owner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from agents.settings import DemoSettings
-    from hitl.contracts.interrupts import Decider
     from hitl.policy.gates import Describer
     from services.registry import Services
 
 
-def _refund_decider(settings: DemoSettings) -> Any:  # noqa: ANN401
-    def decider(args: Mapping[str, Any]) -> Decider:
-        return "supervisor" if float(args["amount"]) > settings.refund_supervisor_limit else "reviewer"
-
-    return decider
+def _refund_decider(settings: DemoSettings) -> Tiers:
+    """REFUND_DECIDER_GROUP up to the supervisor limit, REFUND_LEAD_GROUP above (reviewer, supervisor)."""
+    return Tiers(
+        "amount",
+        settings.refund_decider_group,
+        ((settings.refund_supervisor_limit, settings.refund_lead_group),),
+    )
 
 
 def _refund_quorum(settings: DemoSettings) -> Any:  # noqa: ANN401
@@ -89,7 +95,8 @@ def refund_gate(
     """Refunds: approve, edit or reject; above the auto-approve limit unless `always`.
 
     Refunds over the supervisor limit are always reviewed: no run override or thread
-    allowance lets one through. Refunds over the dual-control limit need two supervisors.
+    allowance lets one through. Refunds over the dual-control limit need two supervisors
+    (two of `REFUND_LEAD_GROUP`); an overdue refund escalates to that group.
     Below it a reviewer may "always allow" the thread's later refunds, within the bounds they set
     (`may_allow`: a tool that moves money opts in, it is off by default).
     """
@@ -107,6 +114,7 @@ def refund_gate(
             settings.refund_deadline_seconds,
             "escalate",
             escalated_seconds=settings.escalation_deadline_seconds,
+            escalate_to=settings.refund_lead_group,
         ),
     )
 

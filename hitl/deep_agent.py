@@ -175,9 +175,10 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     (what a reviewer reads first for a call without its own description; default "<name> asks
     before acting"; a subagent dict may carry its own) and `settings` (the model when none is
     given, and the deadline of gated calls whose policy names none; default: the environment),
-    `run_by` (the roles that may run the agent, e.g. `("reviewer", "supervisor")`; default:
-    everyone) and `offline` (its offline script, `hitl.model.scripted.rules.Script`: what the scripted
-    model does with no key, `MODEL=scripted`). A run may pass a policy override as
+    `run_by` (the roles or groups that may run the agent, e.g. `("reviewer", "supervisor")` or
+    `("sre",)`; default: everyone) and `offline` (its offline script,
+    `hitl.model.scripted.rules.Script`: what the scripted model does with no key, `MODEL=scripted`).
+    A run may pass a policy override as
     `context={"policy": ...}` (`RunContext` is the default `context_schema`). The server finds
     all of this from the graph (`hitl.policy.served`), by no name.
 

@@ -11,9 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic.fields import FieldInfo  # noqa: TC002  (pydantic-settings resolves it at runtime)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from hitl.policy.groups import group_map
 
 
 class Settings(BaseSettings):
@@ -71,7 +73,9 @@ class Settings(BaseSettings):
         default="",
         description=(
             "Users who may call the server, as comma-separated name:role:token entries "
-            "(role: requester, reviewer or supervisor). Empty: nobody gets in."
+            "(role: requester, reviewer or supervisor), or name:role+group+group:token for a person in "
+            "groups a policy names as deciders (e.g. ana:reviewer+finance+finance-leads:token; a group is "
+            "lowercase letters, digits, -, _, ., at most 64). Empty: nobody gets in."
         ),
     )
     hitl_oidc_issuer: str = Field(
@@ -98,6 +102,15 @@ class Settings(BaseSettings):
         description=(
             "Claim holding the caller's groups or roles, a string or a list of strings; a dotted path "
             "reaches into objects (e.g. realm_access.roles)."
+        ),
+    )
+    hitl_oidc_groups_claim: str = Field(
+        default="",
+        description=(
+            "Claim holding the caller's groups (teams a policy names as deciders, e.g. finance, sre), a "
+            "string or a list of strings; a dotted path reaches into objects. Values that are no group name "
+            "(lowercase letters, digits, -, _, .; at most 64), a role or `owner` are ignored. Empty: OIDC "
+            "users are in no group beyond their role. Set, any group counts as possible at start-up."
         ),
     )
     hitl_oidc_name_claim: str = Field(
@@ -150,6 +163,14 @@ class Settings(BaseSettings):
             "(e.g. U024BE7LH:reviewer1). A press by anyone else changes nothing and is audited."
         ),
     )
+    hitl_slack_group_webhooks: str = Field(
+        default="",
+        description=(
+            "A Slack incoming-webhook URL per group, as comma-separated group=url entries (e.g. "
+            "finance=https://hooks.slack.com/services/T/B/x): an approval a group decides (or is "
+            "escalated to) is posted to that group's channel; others to HITL_SLACK_WEBHOOK_URL, if set."
+        ),
+    )
     hitl_smtp_host: str = Field(
         default="", description="SMTP server for e-mail notices to the reviewers who may decide; empty: off."
     )
@@ -165,6 +186,14 @@ class Settings(BaseSettings):
         description=(
             "E-mail addresses of the HITL_USERS users, as comma-separated user:address entries "
             "(e.g. reviewer1:ana@example.com); only users listed here get e-mail notices."
+        ),
+    )
+    hitl_group_emails: str = Field(
+        default="",
+        description=(
+            "A shared address per group, as comma-separated group=address entries (e.g. "
+            "finance=finance-approvals@example.com): it gets the e-mail notice of each approval the group "
+            "decides, besides the group's people listed in HITL_USER_EMAILS."
         ),
     )
     hitl_watch_interval: float = Field(
@@ -225,6 +254,18 @@ class Settings(BaseSettings):
             "over loopback, and dev-* tokens are accepted. Off: dev-* tokens stop the server at start."
         ),
     )
+
+    @field_validator("hitl_slack_group_webhooks", "hitl_group_emails")
+    @classmethod
+    def _group_map(cls, spec: str, info: ValidationInfo) -> str:
+        """Refuse a malformed `group=value` list at start-up, naming the setting and the entry."""
+        mapping = group_map(str(info.field_name).upper(), spec)
+        kind = "http(s) URL" if info.field_name == "hitl_slack_group_webhooks" else "address"
+        for group, value in mapping.items():
+            if not (value.startswith(("https://", "http://")) if kind == "http(s) URL" else "@" in value):
+                msg = f"{str(info.field_name).upper()} gives {group} {value!r}, which is no {kind}"
+                raise ValueError(msg)
+        return spec
 
     @field_validator("data_dir")
     @classmethod

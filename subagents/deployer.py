@@ -9,12 +9,12 @@ from tools.approval import build_approval_tool
 NAME = "deployer"
 
 
-def deployer() -> SubagentSpec:
+def deployer(decider: str = "reviewer") -> SubagentSpec:
     """The spec, with its own `request_approval` tool."""
     return SubagentSpec(
         name=NAME,
         description="Deploys a version to an environment once a reviewer has signed it off.",
         system_prompt="You deploy releases. Ask with request_approval first, then report the answer.",
         tools=[build_approval_tool(default_agent=NAME)],
-        interrupt_on=deployer_policy(),
+        interrupt_on=deployer_policy(decider),
     )

@@ -15,12 +15,12 @@ FILE_TOOLS = ("delete_file",)
 """Its own tools besides Deep Agents' file tools (read_file, write_file, ...), which every agent has."""
 
 
-def file_manager(tools: list[BaseTool]) -> SubagentSpec:
+def file_manager(tools: list[BaseTool], decider: str = "reviewer") -> SubagentSpec:
     """The spec, using the file tools out of the parent's `tools`."""
     return SubagentSpec(
         name=NAME,
         description="Reads, writes and deletes workspace files; a person reviews every one, reads included.",
         system_prompt="You manage files in the workspace. Do exactly the file operation you are asked for.",
         tools=[t for t in tools if t.name in FILE_TOOLS],
-        interrupt_on=file_manager_policy(),
+        interrupt_on=file_manager_policy(decider),
     )

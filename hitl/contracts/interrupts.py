@@ -23,8 +23,9 @@ __all__ = [
     "ToolApprovalRequest",
 ]
 
-Decider = Literal["owner", "reviewer", "supervisor"]
-"""Who may answer an interrupt: the thread's owner, a reviewer, or only a supervisor."""
+Decider = str
+"""Who may answer an interrupt: `owner` (the thread's owner) or a group (`reviewer`, `supervisor`, a team
+such as `finance`; `hitl.policy.groups`)."""
 
 
 class ActionRequest(TypedDict):
@@ -65,6 +66,8 @@ class BatchedApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
+    escalate_to: NotRequired[str]
+    """Present when an escalation goes to a group other than `supervisor`."""
 
 
 class ToolApprovalRequest(TypedDict):
@@ -91,6 +94,8 @@ class ToolApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
+    escalate_to: NotRequired[str]
+    """Present when an escalation goes to a group other than `supervisor`."""
 
 
 class FormRequest(TypedDict):
@@ -122,3 +127,5 @@ class ApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
+    escalate_to: NotRequired[str]
+    """Present when an escalation goes to a group other than `supervisor`."""

@@ -193,5 +193,7 @@ class Allowance(TypedDict):
     granted_at: str
     interrupt_id: str
     tool_call_ids: list[str]
+    granted_groups: NotRequired[list[str]]
+    """The granter's groups beyond their role: it covers calls one of these groups decides."""
     revoked_by: NotRequired[str]
     revoked_at: NotRequired[str]

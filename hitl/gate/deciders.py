@@ -14,6 +14,7 @@ from langchain_core.messages import ToolMessage
 
 from hitl.gate.caller import Caller, current_caller, thread_owner
 from hitl.policy import quorum
+from hitl.policy.groups import who
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -51,7 +52,7 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
     elif short:
         why = short
     else:
-        why = f"it needs a {needed}"
+        why = f"it needs {who(needed)}"
     return ToolMessage(
         content=f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; {why}.",
         tool_call_id=call["id"] or "",

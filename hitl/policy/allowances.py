@@ -49,7 +49,7 @@ def covering(
     args = call["args"]
     if not gate.allows_later(args):
         return None
-    needed = RANK.get(gate.required_role(args), len(RANK) + 1)
+    decider = gate.required_role(args)
     for allowance in allowances.values():
         if (
             isinstance(allowance, dict)
@@ -58,11 +58,19 @@ def covering(
             and allowance.get("agent") == agent
             and allowance.get("tool") == call["name"]
             and call["id"] not in (allowance.get("tool_call_ids") or ())
-            and RANK.get(str(allowance.get("granted_role")), 0) >= needed
+            and could_decide(allowance, decider)
             and within(allowance.get("bounds") or {}, args)
         ):
             return allowance
     return None
+
+
+def could_decide(allowance: Mapping[str, Any], decider: str) -> bool:
+    """Whether the granter of `allowance` could decide a call for `decider`: by role rank, or group."""
+    if decider in RANK:
+        return RANK.get(str(allowance.get("granted_role")), 0) >= RANK[decider]
+    groups = allowance.get("granted_groups")
+    return isinstance(groups, list) and decider in groups
 
 
 def within(bounds: Mapping[str, ArgBound], args: Mapping[str, Any]) -> bool:

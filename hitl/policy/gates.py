@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import check_decider, is_decider
+
 if TYPE_CHECKING:
     from hitl.contracts.decisions import DecisionType
     from hitl.contracts.interrupts import Decider
@@ -41,7 +43,8 @@ class ToolGate:
         when: pause only when this returns True for the call's args (always when None).
             It must give the same answer for the same args: it runs again on resume.
         description: the text a reviewer reads, static or built from the call.
-        decider: who may answer, fixed or chosen from the call's args.
+        decider: who may answer: `owner` or a group (`reviewer`, `supervisor`, a team such as
+            `finance`), fixed or chosen from the call's args (`hitl.policy.groups.Tiers`).
         deadline: how long a pending call may wait and what then (the agent's default when None).
         auto_approve_limit: calls whose `limit_arg` is a number up to this run without a
             person (no limit when None); a run's policy override may change it.
@@ -82,7 +85,9 @@ class ToolGate:
     may_allow: bool = False
 
     def __post_init__(self) -> None:
-        """Refuse an empty or misspelled list of decisions, and a quorum that cannot be met."""
+        """Refuse an empty or misspelled list of decisions, a malformed decider, an unmeetable quorum."""
+        if not callable(self.decider):
+            check_decider("decider", self.decider)
         unknown = set(self.allowed_decisions) - DECISION_TYPES
         if not self.allowed_decisions or unknown:
             msg = (
@@ -155,13 +160,14 @@ class ToolGate:
         return needed if isinstance(needed, int) and needed >= 1 else QUORUM_ON_UNREADABLE
 
     def required_role(self, args: Mapping[str, Any]) -> Decider:
-        """Who may answer a call with `args`; unreadable args need a supervisor."""
+        """Who may answer a call with `args`; unreadable args (or a malformed choice) need a supervisor."""
         if isinstance(self.decider, str):
             return self.decider
         try:
-            return self.decider(args)
+            chosen = self.decider(args)
         except (TypeError, ValueError, KeyError):
             return "supervisor"
+        return chosen if is_decider(chosen) else "supervisor"
 
     def describe(self, name: str, args: Mapping[str, Any], prefix: str) -> str:
         """The text a reviewer reads for this call; without a description of its own, one line naming it.

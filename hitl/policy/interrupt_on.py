@@ -10,7 +10,7 @@ agent is `hitl.deep_agent`'s job, not this module's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast, get_args
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.messages import ToolCall
@@ -18,9 +18,9 @@ from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolRuntime
 from langgraph.runtime import get_runtime
 
-from hitl.contracts.interrupts import Decider
 from hitl.policy.deadlines import Deadline
 from hitl.policy.gates import BUILTIN_TOOLS, ToolGate
+from hitl.policy.groups import check_decider
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -37,7 +37,6 @@ EVERY_DECISION: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respon
 """What stock `True` allows."""
 STOCK_KEYS = ("allowed_decisions", "description", "args_schema", "when")
 """`InterruptOnConfig`'s keys; they mean what they mean to LangChain (`args_schema` is unused there too)."""
-DECIDERS: tuple[str, ...] = get_args(Decider)
 
 
 def read_interrupt_on(interrupt_on: InterruptOn | None, *, agent: str) -> Policy:
@@ -130,10 +129,7 @@ def _callable(key: str, value: object) -> Callable[..., Any]:
 
 
 def _decider(key: str, value: object) -> object:
-    if callable(value) or value in DECIDERS:
-        return value
-    msg = f"{key} must be one of {', '.join(DECIDERS)} or a function of the call's args (got {value!r})"
-    raise ValueError(msg)
+    return value if callable(value) else check_decider(key, value)
 
 
 def _deadline(key: str, value: object) -> Deadline | None:

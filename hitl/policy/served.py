@@ -15,6 +15,8 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import OWNER, is_group_name
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
@@ -33,12 +35,12 @@ class AgentCard:
     name: str
     catalog: PolicyCatalog
     run_by: frozenset[str] | None = None
-    """The roles that may run it; None: every signed-in role."""
+    """The roles or groups that may run it; None: everyone signed in."""
     offline: ScriptFn | None = None
     """Its offline script (`hitl.model.scripted.rules`), if it has one."""
 
     def may_run(self, roles: Iterable[str]) -> bool:
-        """Whether someone with `roles` may run this agent."""
+        """Whether someone in `roles` (their roles and groups: `User.groups`) may run this agent."""
         return self.run_by is None or bool(self.run_by & set(roles))
 
     @property
@@ -48,17 +50,22 @@ class AgentCard:
 
 
 def run_by_roles(run_by: Iterable[str] | None) -> frozenset[str] | None:
-    """`create_deep_agent`'s `run_by`, checked: None (everyone) or known roles.
+    """`create_deep_agent`'s `run_by`, checked: None (everyone) or groups (a role is a group).
+
+    Who is in a group is the server's to check at start-up (`server.identity.answerers`).
 
     Raises:
-        ValueError: an unknown role, or none at all.
+        ValueError: a malformed group name (or `owner`), or none at all.
     """
     if run_by is None:
         return None
     roles = frozenset([run_by] if isinstance(run_by, str) else run_by)
-    if not roles or (unknown := sorted(roles - set(ROLES))):
-        shown = ", ".join(unknown) if roles else "no role"
-        msg = f"run_by names {shown}; the roles are {', '.join(ROLES)}"
+    if not roles or (unknown := sorted(g for g in roles if not is_group_name(g) or g == OWNER)):
+        shown = ", ".join(map(repr, unknown)) if roles else "no role or group"
+        msg = (
+            f"run_by names {shown}; name roles ({', '.join(ROLES)}) or groups (lowercase letters, "
+            "digits, '-', '_', '.'; at most 64 characters)"
+        )
         raise ValueError(msg)
     return roles
 

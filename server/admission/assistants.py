@@ -263,7 +263,7 @@ async def _audit(  # noqa: PLR0913, PLR0917  (who changed which assistant, how, 
         final_args=None if refusal or kind == "keep" else settings,
         message="; ".join(found) or "no policy change",
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="refused" if refusal else "accepted",
         **({"refusal": refusal} if refusal else {}),  # type: ignore[typeddict-item]

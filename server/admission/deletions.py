@@ -94,7 +94,7 @@ def _deleted(thread_id: str, thread: dict[str, Any], user: User, how: str) -> Au
         final_args=None,
         message=f"{user.identity} {how} the thread; its trail stays readable to staff",
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )
@@ -199,7 +199,7 @@ def _assistant_deleted(
         final_args=None,
         message=f"{user.identity} deleted the assistant" + (" and its threads" if sweeps else ""),
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )

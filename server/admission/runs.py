@@ -79,7 +79,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         raise refuse(refusal.status, refusal.message) from None
     graph_id, thread = await run_reads.graph_and_thread(value)
     card = overrides.card_for(graph_id)
-    if card is not None and not card.may_run(user.roles):
+    if card is not None and not card.may_run(user.groups):
         raise refuse(
             403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {card.who_may_run}."
         )
@@ -194,7 +194,7 @@ def _tell_run(value: Auth.types.RunsCreate, key: str, told: object) -> None:
 
 def _act_for(value: Auth.types.RunsCreate, person: User) -> None:
     """Tell the run whose records it works on (`hitl.gate.caller.acting_for`): the thread's owner."""
-    _tell_run(value, ACTING_FOR_KEY, {"identity": person.identity, "roles": person.roles})
+    _tell_run(value, ACTING_FOR_KEY, {"identity": person.identity, "roles": person.memberships})
 
 
 def _approved_so_far(value: Auth.types.RunsCreate, receipts: list[ApprovalReceipt]) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import ROLE_GROUPS, who
+
 if TYPE_CHECKING:
     from server.decisions.pending import Pending
 
@@ -52,8 +54,9 @@ def _who(item: Pending, config: Any, owner: object) -> str:  # noqa: ANN401  (an
     if isinstance(needed, int) and needed > 1:
         approved = [str(p) for p in config.get("approved_by") or []]
         so_far = f", {len(approved)} of {needed} so far: {', '.join(approved)}" if approved else ""
-        return f"{needed} different {role}s approve{so_far}"
-    return f"a {role} decides"
+        kind = f"{role}s" if role in ROLE_GROUPS else f"people in {role}"
+        return f"{needed} different {kind} approve{so_far}"
+    return f"{who(role)} decides"
 
 
 def _listed(phrases: list[str]) -> str:

@@ -1,5 +1,8 @@
 """The watcher's side of the channels: post each waiting approval to Slack (and e-mail), once.
 
+Slack posts go to the channel of the group that decides (`HITL_SLACK_GROUP_WEBHOOKS`), else to
+`HITL_SLACK_WEBHOOK_URL`; `webhook_for` chooses.
+
 Called by `server.coordination.watcher` for every pending interrupt on every pass. Each channel acts once
 per interrupt and event, fenced by the watcher's lease (`Lease.act_once`, key
 `channel:<channel>:<interrupt>:<event>` in the layer's own store), so replicas and restarts
@@ -13,6 +16,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import group_map
 from server.channels import email
 from server.channels.slack_message import pause_message
 from server.coordination import outbox
@@ -42,7 +46,7 @@ class Announcer:
     def channels(self) -> list[str]:
         """The channels switched on."""
         on = []
-        if self.settings.hitl_slack_webhook_url:
+        if self.settings.hitl_slack_webhook_url or self.settings.hitl_slack_group_webhooks:
             on.append("slack")
         if self.settings.hitl_smtp_host:
             on.append("email")
@@ -90,9 +94,23 @@ class Announcer:
     ) -> list[outbox.Notice]:
         """The notices of one act: one Slack post, or one e-mail per recipient (each with its own id)."""
         if channel == "slack":
+            url = webhook_for(self.settings, pending)
+            if not url:  # a group without a channel, and no default one
+                return []
             message = pause_message(pending, rows, self.settings.hitl_public_url, event)
-            return [outbox.Notice.post(key, "slack", self.settings.hitl_slack_webhook_url, message)]
+            return [outbox.Notice.post(key, "slack", url, message)]
         return [
             outbox.Notice.mail(f"{key}:{address}", message)
             for address, message in email.notices(self.settings, thread, pending, rows, event)
         ]
+
+
+def webhook_for(settings: Settings, pending: Pending) -> str:
+    """The Slack webhook for `pending`: its (escalation's) deciding group's channel, else the default one.
+
+    Several deciders with channels (a batch for two groups): the first by name.
+    """
+    channels = group_map("HITL_SLACK_GROUP_WEBHOOKS", settings.hitl_slack_group_webhooks)
+    return next(
+        (channels[d] for d in sorted(pending.deciders) if d in channels), settings.hitl_slack_webhook_url
+    )

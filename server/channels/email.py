@@ -5,7 +5,8 @@ needs the signed-in user. Recipients are the `HITL_USERS` users who may decide t
 (its role, an escalation's, or the owner for a form) and have an address in
 `HITL_USER_EMAILS`, except the people who asked for it (they may not approve it). Sent with
 `aiosmtplib` by `server.coordination.outbox` (no blocking I/O on the server's event loop), one message
-per person, each delivered at least once with a stable Message-ID. Not for OIDC users,
+per person, each delivered at least once with a stable Message-ID. A group's shared address
+(`HITL_GROUP_EMAILS`) gets the notices of what the group decides too. Not for OIDC users,
 whom the server only meets when they call.
 """
 
@@ -15,6 +16,7 @@ import json
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import group_map
 from server.channels.slack_message import thread_link, who_decides
 from server.identity.users import directory
 
@@ -84,7 +86,14 @@ def notices(
     """(address, message) for each person to tell (see `recipients`); the notice outbox sends them."""
     del thread
     owner = rows[0].get("owner") if rows else None
-    return [
-        (address, notice(settings, address, pending, rows, event))
-        for _, address in recipients(settings, pending, owner if isinstance(owner, str) else None)
+    people = [
+        address for _, address in recipients(settings, pending, owner if isinstance(owner, str) else None)
     ]
+    to = list(dict.fromkeys([*people, *group_addresses(settings, pending)]))
+    return [(address, notice(settings, address, pending, rows, event)) for address in to]
+
+
+def group_addresses(settings: Settings, pending: Pending) -> list[str]:
+    """The shared addresses (`HITL_GROUP_EMAILS`) of the groups that decide `pending` (an escalation's)."""
+    shared = group_map("HITL_GROUP_EMAILS", settings.hitl_group_emails)
+    return [shared[d] for d in sorted(pending.deciders) if d in shared]

@@ -269,7 +269,7 @@ def _record(  # noqa: PLR0913  (where, who, why, and what was pressed)
         final_args=None,
         message=said[:500],
         reviewer=who,
-        roles=user.roles if user else [],
+        roles=user.memberships if user else [],
         decided_at=datetime.now(UTC).isoformat(),
         outcome="refused",
         refusal=why,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import who
+
 if TYPE_CHECKING:
     from server.decisions.pending import Pending
 
@@ -74,7 +76,7 @@ def decisions_offered(pending: Pending) -> tuple[bool, bool]:
 def who_decides(row: dict[str, Any]) -> str:
     """Who must decide a row, in words, with a quorum's progress."""
     role = str(row.get("required_role") or "reviewer")
-    words = DECIDERS.get(role, role)
+    words = DECIDERS.get(role) or who(role)
     approvals = row.get("approvals")
     if isinstance(approvals, dict) and isinstance(approvals.get("required"), int):
         required = approvals["required"]

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from langgraph_sdk import get_client
 
-from hitl.policy.deadlines import ESCALATES_TO
+from hitl.policy.deadlines import escalates_to
+from hitl.policy.groups import who
 from hitl.settings import Settings, get_settings
 from server.channels import webhook
 from server.channels.announce import Announcer
@@ -217,7 +218,7 @@ class Watcher:
     ) -> None:
         """An approval nobody may answer any more: escalated once, else turned down as the system actor."""
         who = ", ".join(pending.deciders)
-        if escalation is None and answerable([ESCALATES_TO], _owner(thread)):
+        if escalation is None and answerable([escalates_to(pending.value)], _owner(thread)):
             logger.warning("approval %s: nobody may answer it as %s any more; escalated", pending.id, who)
             await self.escalate(client, thread, pending, now)
             return
@@ -249,7 +250,7 @@ class Watcher:
     async def escalate(
         self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime
     ) -> None:
-        """Record that `pending` now needs a supervisor, with its own deadline; audit and announce it."""
+        """Record that `pending` now needs a supervisor (or its `escalate_to`), with its own deadline."""
         value = pending.value if isinstance(pending.value, dict) else {}
         thread_id = str(thread["thread_id"])
         seconds = value.get("escalated_seconds")
@@ -257,15 +258,13 @@ class Watcher:
             seconds = self.settings.escalation_deadline_seconds
         if not await self.lease.act_once(f"{ESCALATED}{pending.id}"):
             return  # escalated by a leader before this one (its record is on the way), or no longer leading
-        role = cast("Decider", ESCALATES_TO)
+        role = cast("Decider", escalates_to(pending.value))
         deadline = now + timedelta(seconds=float(seconds))
         escalation = threads.Escalation(thread_id, pending.id, role, now, deadline)
         await threads.put_escalation(client, escalation)
         TABLE.escalate(escalation)
         metrics.per_action(metrics.ESCALATED, pending)
-        await audit.write(
-            [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]
-        )
+        await audit.write([audit.system_event(thread_id, pending, "escalated", f"now needs {who(role)}")])
         if self.settings.hitl_notify_url:
             escalated = pending.escalated(threads.roles({pending.id: escalation}))
             await self.announce(thread, escalated, escalation, now, "approval_escalated")

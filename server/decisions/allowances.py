@@ -63,20 +63,21 @@ def granted(thread_id: str, accepted: list[Accepted], pending: list[Pending], us
                     f"allow.bounds for {name} names arguments the call does not have: {', '.join(unknown)} "
                     f"(its arguments: {', '.join(sorted(action.get('args') or {}))}).",
                 )
-            allowances.append(
-                Allowance(
-                    id=f"{item.pending.id}-{index}",
-                    thread_id=thread_id,
-                    agent=str(action.get("agent", "")),
-                    tool=name,
-                    bounds=bounds,
-                    granted_by=user.identity,
-                    granted_role=cast("Decider", user.role),
-                    granted_at=now,
-                    interrupt_id=item.pending.id,
-                    tool_call_ids=waiting,
-                )
+            granted = Allowance(
+                id=f"{item.pending.id}-{index}",
+                thread_id=thread_id,
+                agent=str(action.get("agent", "")),
+                tool=name,
+                bounds=bounds,
+                granted_by=user.identity,
+                granted_role=cast("Decider", user.role),
+                granted_at=now,
+                interrupt_id=item.pending.id,
+                tool_call_ids=waiting,
             )
+            if user.extra_groups:  # a granter in groups covers the calls their groups decide
+                granted["granted_groups"] = sorted(user.extra_groups)
+            allowances.append(granted)
     return allowances
 
 

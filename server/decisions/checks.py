@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
+from hitl.policy.groups import who
 from server.decisions import answer_schemas
 from server.decisions.edits import EditPolicy, authorise_edit, coerce_edits, edits_of, no_loose_text, no_nul
 from server.decisions.pending import Accepted, Pending, ResumeRefused
@@ -51,10 +52,9 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
     for item in answers:
         needed = sorted(d for d in item.pending.deciders if not user.may_decide(d, owner))
         if needed:
-            who = " and ".join("the thread's owner" if d == "owner" else f"a {d}" for d in needed)
-            raise ResumeRefused(
-                403, f"{user.identity} ({user.role}) may not answer {item.pending.subject}: it needs {who}."
-            )
+            people = " and ".join(who(d) for d in needed)
+            msg = f"{user.identity} ({user.role}) may not answer {item.pending.subject}: it needs {people}."
+            raise ResumeRefused(403, msg)
     for item in answers:
         no_nul(item.answer)
         coerce_edits(item)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts import answers
 from hitl.contracts.edits import CANONICAL, coerce_text_args, nul_free, typed_text
+from hitl.policy.groups import is_decider, who
 from server.decisions.pending import Accepted, ResumeRefused
 
 if TYPE_CHECKING:
@@ -111,19 +112,20 @@ def authorise_edit(  # noqa: PLR0913, PLR0917  (who edits what, under which poli
     needed = policy(name, requested, edited)
     if needed is None:
         return
-    if needed not in {"owner", "reviewer", "supervisor"}:
+    if not is_decider(needed):  # a refusal in words, never a group name
         raise ResumeRefused(403, f"The edit of {name} is refused: {needed}")
     if not user.may_decide(cast("Decider", needed), owner):
-        who = "the thread's owner" if needed == "owner" else f"a {needed}"
         raise ResumeRefused(
-            403, f"{user.identity} ({user.role}) may not edit {name} to {edited}: that call needs {who}."
+            403,
+            f"{user.identity} ({user.role}) may not edit {name} to {edited}: that call needs {who(needed)}.",
         )
 
 
 def edit_policy(catalog: PolicyCatalog | None) -> EditPolicy | None:
     """The edit check of an agent's gates: the strictest decider of the edited call, or a refusal.
 
-    A refusal (any text other than a role) names an argument the edit may not change. Edited
+    A refusal (any text other than a decider) names an argument the edit may not change. A group
+    (`finance`) counts as stricter than the roles. Edited
     args the business records refuse (a gate's `check_args`: a refund above what was paid) raise
     a 422 naming the argument; the check may read the business database, so run it off the loop.
 

@@ -20,7 +20,7 @@ from hitl.proof.seal import seal, verify
 from hitl.proof.signed_receipts import SIGNED_FIELD, check
 from hitl.proof.verification import Evidence
 from hitl.proof.verification import verify as verify_thread
-from server.identity.users import ROLES, User
+from server.identity.users import ROLES, User, from_memberships
 from server.records import trail
 
 if TYPE_CHECKING:
@@ -100,7 +100,8 @@ def vouch(decision: Decision, *, engine: Engine | None = None) -> Voucher:
     _in_the_trail(decision, receipts, engine)
     (identity,) = people
     return Voucher(
-        user=User(identity=identity, role=_role(receipts[0].get("roles"))), receipts=list(receipts)
+        user=from_memberships(identity, _role(receipts[0].get("roles")), receipts[0].get("roles")),
+        receipts=list(receipts),
     )
 
 

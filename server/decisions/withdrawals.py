@@ -197,7 +197,7 @@ def receipts_of(pending: Pending, user: User, why: str, now: str) -> list[Approv
             final_args=None,
             message=why,
             reviewer=user.identity,
-            roles=user.roles,
+            roles=user.memberships,
             decided_at=now,
         )
         for action in actions

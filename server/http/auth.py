@@ -19,7 +19,7 @@ from server.admission.runs import admit_run_as, mark, refuse
 from server.decisions.pending import ResumeRefused
 from server.identity.access import is_server
 from server.identity.tokens import identify, token_of
-from server.identity.users import TokenRefused, User
+from server.identity.users import TokenRefused, User, authenticated
 from server.records import audit, threads
 
 auth = Auth()
@@ -38,12 +38,12 @@ async def authenticate(authorization: str | None, headers: dict[bytes, bytes]) -
             status_code=401,
             detail="Send Authorization: Bearer <token> (or x-api-key: <token>) with a known token.",
         )
-    return {"identity": user.identity, "role": user.role, "permissions": user.roles}  # type: ignore[typeddict-unknown-key]
+    return {"identity": user.identity, "role": user.role, "permissions": user.memberships}  # type: ignore[typeddict-unknown-key]
 
 
 def caller(ctx: Auth.types.AuthContext) -> User:
-    """The `User` behind an auth context."""
-    return User(identity=ctx.user.identity, role=ctx.user["role"])
+    """The `User` behind an auth context, with their groups."""
+    return authenticated(ctx.user)
 
 
 @auth.on.threads.create

@@ -1,26 +1,29 @@
-"""Whether anyone can answer an approval at all: the roles the people this server knows may have.
+"""Whether anyone can answer an approval at all: the groups the people this server knows may be in.
 
-People come from `HITL_USERS` (each with a role) and from the OIDC provider (any role
-`HITL_OIDC_ROLES` maps a group to); a supervisor counts as a reviewer too. `check_policies`
-refuses, at start-up, an agent whose policy names a decider nobody can be (naming the agent, the
-tool and the role); `answerable` tells the watcher that a pending approval has lost its last
-possible answerer (a person removed, a role emptied), so it escalates instead of leaving it.
-Not for whether one person may answer (`server.identity.users.User.may_decide`).
+People come from `HITL_USERS` (each with a role and any groups) and from the OIDC provider (any role
+`HITL_OIDC_ROLES` maps a claim value to; with `HITL_OIDC_GROUPS_CLAIM` set, any group at all, since
+the provider's groups are open-ended); a supervisor counts as a reviewer too. `check_policies`
+refuses, at start-up, an agent whose policy names a decider (or `run_by` group) nobody can be,
+naming the agent, the tool and the group; `answerable` tells the watcher that a pending approval
+has lost its last possible answerer (a person removed, a group emptied), so it escalates instead
+of leaving it. Not for whether one person may answer (`server.identity.users.User.may_decide`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hitl.policy.deadlines import ESCALATES_TO
+from hitl.policy.groups import OWNER, ROLE_GROUPS
 from server.identity import oidc
 from server.identity.users import ROLES, canonical, directory
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from hitl.policy.deadlines import Deadline
     from hitl.policy.served import AgentCard
 
-DECIDERS = ("owner", "reviewer", "supervisor")
 COVERS = {"supervisor": {"supervisor", "reviewer"}, "reviewer": {"reviewer"}, "requester": set()}
 """The deciders a person of each role may be."""
 
@@ -29,13 +32,40 @@ class UnanswerablePolicyError(ValueError):
     """An agent's policy gives a call to a decider nobody this server knows can be."""
 
 
+class Possible(frozenset[str]):
+    """The deciders someone known may be; with OIDC groups on, every group beyond the roles too."""
+
+    open_groups: bool = False
+
+    def __contains__(self, decider: object) -> bool:
+        """Whether someone may be `decider`: a listed group, or any non-role group when groups are open."""
+        if self.open_groups and isinstance(decider, str) and decider not in ROLE_GROUPS | {OWNER}:
+            return True
+        return super().__contains__(decider)
+
+
 def possible_deciders() -> frozenset[str]:
-    """The staff deciders someone known may be (`reviewer`, `supervisor`); the owner is always possible."""
-    roles = {user.role for user in directory().users()}
+    """The staff deciders someone known may be (`reviewer`, `supervisor`, groups); the owner always is.
+
+    With OIDC on and `HITL_OIDC_GROUPS_CLAIM` set, a provider's token may put anyone in any group:
+    every well-formed group beyond the roles counts as possible.
+    """
+    known = directory().users()
+    deciders = {d for user in known for d in COVERS[user.role]}
+    deciders |= {group for user in known for group in user.extra_groups}
     provider = oidc.provider()
     if provider is not None:
-        roles |= set(provider.config.roles.values())
-    return frozenset(d for role in roles if role in ROLES for d in COVERS[role])
+        deciders |= {d for role in provider.config.roles.values() if role in ROLES for d in COVERS[role]}
+    possible = Possible(deciders)
+    possible.open_groups = provider is not None and bool(provider.config.groups_claim)
+    return possible
+
+
+def may_run(card: AgentCard, possible: frozenset[str]) -> bool:
+    """Whether someone known may be in a group of `card.run_by` (a role there: as before, unchecked)."""
+    if card.run_by is None or card.run_by & ROLE_GROUPS:
+        return True
+    return any(group in possible for group in card.run_by)
 
 
 def answerable(deciders: Iterable[str], owner: str | None, possible: frozenset[str] | None = None) -> bool:
@@ -58,29 +88,55 @@ def answerable(deciders: Iterable[str], owner: str | None, possible: frozenset[s
 def check_policies(cards: Iterable[AgentCard]) -> None:
     """Refuse to start when a served agent's policy names a decider nobody can be.
 
-    A fixed decider must be a role someone has; one chosen from the call's args may name a
-    supervisor (unreadable args always do), so someone must be a supervisor.
+    A fixed decider must be a group someone is in (a role is a group); one chosen from the call's
+    args may name a supervisor (unreadable args always do), so someone must be a supervisor, and
+    each group its `Tiers` name, and the group an overdue call escalates to (`Deadline.escalate_to`).
+    An agent only some groups may run (`run_by`) needs someone in one.
 
     Raises:
-        UnanswerablePolicyError: naming each agent, tool and role.
+        UnanswerablePolicyError: naming each agent, tool and group.
     """
     possible = possible_deciders()
     problems = []
     for card in cards:
+        if not may_run(card, possible):
+            problems.append(f"{card.name} may be run by {card.who_may_run}, and nobody here is in that group")
         for tool, gates in sorted(card.catalog.gates.items()):
             for gate in gates:
-                decider = gate.decider if isinstance(gate.decider, str) else None
-                role = decider or "supervisor"
-                if decider is not None and decider not in DECIDERS:
-                    problems.append(f"{card.name}: {tool} is decided by {decider!r}, which is no role here")
-                elif role != "owner" and role not in possible:
-                    how = "is decided by" if decider else "may be decided (by its arguments) by"
-                    problems.append(f"{card.name}: {tool} {how} a {role}, and nobody here is one")
+                problems += [f"{card.name}: {tool} {why}" for why in _unanswerable(gate.decider, possible)]
+                problems += [f"{card.name}: {tool} {why}" for why in _unescalatable(gate.deadline, possible)]
     if problems:
         known = ", ".join(sorted(possible)) or "no reviewer or supervisor"
         msg = (
             "Some approvals could never be answered: " + "; ".join(dict.fromkeys(problems)) + f". The people "
-            f"this server knows (HITL_USERS, HITL_OIDC_ROLES) can be: {known}. Give someone that role, "
-            "or change the policy."
+            f"this server knows (HITL_USERS, HITL_OIDC_ROLES) can be: {known}. Put someone in that group "
+            "(HITL_USERS name:role+group:token, or HITL_OIDC_GROUPS_CLAIM), or change the policy."
         )
         raise UnanswerablePolicyError(msg)
+
+
+def _unescalatable(deadline: Deadline | None, possible: frozenset[str]) -> list[str]:
+    """Where an overdue call escalates, if to a team nobody is in (a supervisor is the watcher's, as ever)."""
+    target = deadline.escalate_to if deadline is not None and deadline.then == "escalate" else ESCALATES_TO
+    if target == ESCALATES_TO or target in possible:
+        return []
+    return [f"escalates to {target!r}, a group nobody here is in"]
+
+
+def _unanswerable(decider: object, possible: frozenset[str]) -> list[str]:
+    """What is wrong with one gate's decider: each group it may name that nobody here is in."""
+    if isinstance(decider, str):
+        if decider == OWNER or decider in possible:
+            return []
+        if decider in ROLE_GROUPS:
+            return [f"is decided by a {decider}, and nobody here is one"]
+        return [f"is decided by {decider!r}, a group nobody here is in"]
+    named: object = getattr(decider, "deciders", frozenset())
+    chosen = sorted({"supervisor", *(named if isinstance(named, frozenset) else ())})
+    return [
+        f"may be decided (by its arguments) by a {group}, and nobody here is one"
+        if group in ROLE_GROUPS
+        else f"may be decided (by its arguments) by {group!r}, a group nobody here is in"
+        for group in chosen
+        if group != OWNER and group not in possible
+    ]

@@ -2,7 +2,8 @@
 
 The verifier checks a token's signature (asymmetric algorithms only, key chosen by `kid`
 from the issuer's cached JWKS), issuer, audience and validity, then reads the caller's name
-and role from configured claims. It is not a login flow: tokens come from the provider.
+and role from configured claims, and their groups (`finance`, `sre`) from `HITL_OIDC_GROUPS_CLAIM`.
+It is not a login flow: tokens come from the provider.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import jwt
 
+from hitl.policy.groups import OWNER, ROLE_GROUPS, is_group_name
 from hitl.settings import get_settings
 from server.identity.oidc_keys import ALGORITHMS, KeySet, check_url, public_key
 from server.identity.users import ROLES, Role, TokenRefused, User, canonical, is_reserved
@@ -29,6 +31,8 @@ log = logging.getLogger(__name__)
 LEEWAY_SECONDS = 30
 """Clock skew allowed on `exp`, `nbf` and `iat`."""
 MAX_NAME_LENGTH = 200
+MAX_GROUPS = 200
+"""Groups read from one token; more are ignored (a policy names a handful)."""
 TIME_CLAIMS = ("exp", "nbf", "iat")
 """Claims RFC 7519 says are NumericDate: a JSON number, never text."""
 _JWT_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
@@ -49,6 +53,8 @@ class OidcConfig:
     role_claim: str
     name_claim: str
     roles: Mapping[str, Role]
+    groups_claim: str = ""
+    """Dotted path of the claim whose values are the caller's groups; empty: OIDC users are in no group."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> OidcConfig | None:
@@ -64,6 +70,7 @@ class OidcConfig:
                     ("HITL_OIDC_AUDIENCE", settings.hitl_oidc_audience),
                     ("HITL_OIDC_JWKS_URL", settings.hitl_oidc_jwks_url),
                     ("HITL_OIDC_ROLES", settings.hitl_oidc_roles),
+                    ("HITL_OIDC_GROUPS_CLAIM", settings.hitl_oidc_groups_claim),
                 )
                 if value
             ]
@@ -85,6 +92,7 @@ class OidcConfig:
             role_claim=settings.hitl_oidc_role_claim,
             name_claim=settings.hitl_oidc_name_claim,
             roles=parse_role_mapping(settings.hitl_oidc_roles),
+            groups_claim=settings.hitl_oidc_groups_claim.strip(),
         )
 
 
@@ -144,7 +152,9 @@ class OidcVerifier:
             ):
                 msg = f"This token's {name!r} claim must be a number of seconds, not {claims[name]!r}."
                 raise TokenRefused(msg)
-        return User(identity=canonical(self._name(claims)), role=self._role(claims))
+        return User(
+            identity=canonical(self._name(claims)), role=self._role(claims), extra_groups=self._groups(claims)
+        )
 
     def _claims(self, token: str, key: jwt.PyJWK) -> dict[str, Any]:
         try:
@@ -201,6 +211,17 @@ class OidcVerifier:
             )
             raise TokenRefused(msg)
         return max(roles, key=ROLES.index)
+
+    def _groups(self, claims: Mapping[str, Any]) -> frozenset[str]:
+        """The groups claim's well-formed values; a role, `owner`, a malformed value or shape is ignored."""
+        if not self.config.groups_claim:
+            return frozenset()
+        value = _claim(claims, self.config.groups_claim)
+        values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        kept = [v for v in values[:MAX_GROUPS] if is_group_name(v) and v not in ROLE_GROUPS and v != OWNER]
+        if len(kept) < len(values):
+            log.info("OIDC groups claim: ignored %d value(s) that are no group name", len(values) - len(kept))
+        return frozenset(kept)
 
 
 def _shown(values: list[str], most: int = 10) -> str:

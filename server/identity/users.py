@@ -1,6 +1,7 @@
-"""Who may call the server: bearer tokens mapped to users and their roles.
+"""Who may call the server: bearer tokens mapped to users, their roles and their groups.
 
-Static tokens come from `HITL_USERS` (dev users in `.env.example`); with `HITL_OIDC_ISSUER`
+Static tokens come from `HITL_USERS` (dev users in `.env.example`; `name:role:token`, or
+`name:role+group+group:token` for a person in teams such as `finance`); with `HITL_OIDC_ISSUER`
 set, a JWT from that identity provider names the user too (`server.identity.oidc`, see `identify`).
 The published `dev-*` tokens work only in dev mode (`HITL_DEV_MODE=true` in the environment)
 and only over loopback; outside dev mode they stop the server at start.
@@ -12,10 +13,11 @@ import ipaddress
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
+from hitl.policy.groups import extra_groups
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
@@ -68,6 +70,8 @@ class User:
 
     identity: str
     role: Role
+    extra_groups: frozenset[str] = frozenset()
+    """Teams beside their role (`finance`, `sre`): from HITL_USERS or the OIDC groups claim."""
 
     @property
     def roles(self) -> list[str]:
@@ -77,7 +81,12 @@ class User:
     @property
     def groups(self) -> frozenset[str]:
         """Every group this user may decide as, their roles among them (the owner's questions aside)."""
-        return frozenset(self.roles)
+        return frozenset(self.roles) | self.extra_groups
+
+    @property
+    def memberships(self) -> list[str]:
+        """`roles`, then the extra groups in order: what the server tells a run its caller holds."""
+        return [*self.roles, *sorted(self.extra_groups - set(self.roles))]
 
     @property
     def is_staff(self) -> bool:
@@ -88,11 +97,21 @@ class User:
         """Whether this user may answer an interrupt that `decider` must answer."""
         if decider == "owner":
             return owner is not None and self.identity == owner
-        return decider in self.roles
+        return decider in self.groups
+
+
+def from_memberships(identity: str, role: Role, held: object) -> User:
+    """The user `identity` with `role` and the groups a list of `memberships` names beyond the roles.
+
+    The inverse of `User.memberships` for what the server itself wrote (auth's user, a receipt);
+    anything but a list of names adds no group.
+    """
+    names = {str(g) for g in held} if isinstance(held, list) else set()
+    return User(identity=identity, role=role, extra_groups=frozenset(names - set(ROLES)))
 
 
 class UserDirectory:
-    """Bearer token to user, parsed from `name:role:token` entries."""
+    """Bearer token to user, parsed from `name:role:token` or `name:role+group+group:token` entries."""
 
     def __init__(self, spec: str) -> None:
         """Parse `spec`; a malformed entry or an unknown role fails start-up loudly.
@@ -104,10 +123,15 @@ class UserDirectory:
         seen: dict[str, str] = {}
         for raw in filter(None, (entry.strip() for entry in spec.split(","))):
             name, _, rest = raw.partition(":")
-            role, _, token = rest.partition(":")
+            held, _, token = rest.partition(":")
+            role, *teams = held.split("+")
             if not (name and token) or role not in ROLES:
-                msg = f"HITL_USERS entry {raw.split(':')[0]!r} must be name:role:token with role in {ROLES}"
+                msg = (
+                    f"HITL_USERS entry {raw.split(':')[0]!r} must be name:role:token (or "
+                    f"name:role+group+group:token) with role in {ROLES}"
+                )
                 raise ValueError(msg)
+            groups = extra_groups(f"HITL_USERS entry {name!r}", teams)
             if is_reserved(name):
                 msg = f"HITL_USERS names {name!r}, the server's own actor ({SYSTEM_ACTOR}): name another."
                 raise ValueError(msg)
@@ -117,7 +141,7 @@ class UserDirectory:
                     "scripts): give each person one name, written one way."
                 )
                 raise ValueError(msg)
-            self._by_token[token] = User(identity=name, role=role)  # type: ignore[arg-type]
+            self._by_token[token] = User(identity=name, role=role, extra_groups=groups)  # type: ignore[arg-type]
 
     def authenticate(self, token: str) -> User | None:
         """The user holding `token`, if any."""
@@ -183,4 +207,13 @@ def directory() -> UserDirectory:
 
 def request_user(request: Request) -> User:
     """The caller of a custom route, as the server's auth resolved them (`enable_custom_route_auth`)."""
-    return User(identity=request.user.identity, role=request.user["role"])
+    return authenticated(request.user)
+
+
+def authenticated(user: Any) -> User:  # noqa: ANN401  (the server's user proxy: an auth context's or a request's)
+    """The `User` the server's auth resolved: identity, role and the groups in its permissions."""
+    try:
+        held = user["permissions"]
+    except (KeyError, TypeError):
+        held = None
+    return from_memberships(user.identity, user["role"], held)

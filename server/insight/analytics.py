@@ -3,6 +3,7 @@
 Pure: given the audit records, when each approval paused and a query, `summarise` returns the
 numbers `GET /analytics`, `hitl stats` and the web app's dashboard show. Reading the records
 and pause times from the server is `server.records.history`; live counters are `server.insight.metrics`.
+`by_group` counts per team of the deciders (`finance`, `sre`; a person without one: their role).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from hitl.contracts.records import PERSON_DECISIONS
-from server.identity.users import SYSTEM_ACTOR
+from server.identity.users import ROLES, SYSTEM_ACTOR
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class Decided:
     seconds: float | None
     requested_args: dict[str, Any] = field(default_factory=dict)
     final_args: dict[str, Any] = field(default_factory=dict)
+    groups: tuple[str, ...] = ()
+    """The decider's teams (groups beyond the roles), else their highest role; `system`: the watcher."""
 
 
 def decisions_of(
@@ -80,6 +83,7 @@ def decisions_of(
                     seconds=max(0.0, (when - _utc(started)).total_seconds()) if started else None,
                     requested_args=_dict(record.get("requested_args")),
                     final_args=_dict(record.get("final_args")),
+                    groups=_teams(reviewer, record.get("roles")),
                 )
             )
     return decided, events
@@ -120,6 +124,7 @@ def summarise(
         },
         "by_tool": by_tool,
         "by_agent": _grouped(decided, lambda d: d.agent, "agent", edits=False),
+        "by_group": _by_group(decided),
         "by_reviewer": by_reviewer,
         "by_day": _by_day(decided),
         "rubber_stamp": {
@@ -217,6 +222,23 @@ def _reviewers(decided: list[Decided], limits: Thresholds) -> list[dict[str, Any
         )
         rows.append(row)
     return rows
+
+
+def _teams(reviewer: str, roles: object) -> tuple[str, ...]:
+    """Who decided, as teams: a receipt's signed `roles` beyond the roles, else the highest role."""
+    if reviewer == SYSTEM_ACTOR:
+        return ("system",)
+    held = [str(r) for r in roles] if isinstance(roles, list) else []
+    teams = sorted({r for r in held if r not in ROLES})
+    ranked = [r for r in ROLES if r in held]
+    return tuple(teams) or tuple(ranked[-1:]) or ("unknown",)
+
+
+def _by_group(decided: list[Decided]) -> list[dict[str, Any]]:
+    """Per team of the deciders (a person in two teams counts in both), most decisions first."""
+    teams = sorted({g for d in decided for g in d.groups})
+    rows = [{"group": team, **_stats([d for d in decided if team in d.groups])} for team in teams]
+    return sorted(rows, key=lambda row: (-row["decisions"], row["group"]))
 
 
 def _by_day(decided: list[Decided]) -> list[dict[str, Any]]:

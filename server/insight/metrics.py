@@ -23,7 +23,7 @@ from hitl.gate import timing
 from server.coordination.inbox_rows import actions_of
 from server.coordination.inbox_table import TABLE
 from server.coordination.inbox_table_rows import listed_at
-from server.identity.users import SYSTEM_ACTOR
+from server.identity.users import ROLES, SYSTEM_ACTOR
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -127,11 +127,12 @@ def label(value: object) -> str:
 
 
 def role_of(record: Mapping[str, Any]) -> str:
-    """Who decided: `system` (the watcher) or the decider's own role (the last of their roles)."""
+    """Who decided: `system` (the watcher) or the decider's highest role (their groups aside)."""
     if record.get("reviewer") == SYSTEM_ACTOR:
         return "system"
     roles = record.get("roles")
-    return label(roles[-1]) if isinstance(roles, list) and roles else "unknown"
+    held = [r for r in ROLES if isinstance(roles, list) and r in roles]
+    return held[-1] if held else "unknown"
 
 
 def refusal_status(message: str) -> str:

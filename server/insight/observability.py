@@ -62,9 +62,10 @@ async def analytics_page(request: Request) -> JSONResponse:
 
 
 async def me(request: Request) -> JSONResponse:
-    """GET /me: the caller's name and role."""
+    """GET /me: the caller's name and role, and their teams (`groups`, only when they are in any)."""
     user = request_user(request)
-    return JSONResponse({"identity": user.identity, "role": user.role})
+    teams = {"groups": sorted(user.extra_groups)} if user.extra_groups else {}
+    return JSONResponse({"identity": user.identity, "role": user.role, **teams})
 
 
 ROUTES: list[BaseRoute] = [

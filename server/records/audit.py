@@ -44,7 +44,7 @@ def receipts(accepted: list[Accepted], user: User, quorum: Quorum | None = None)
     return [
         _with_approvals(receipt, config, user.identity, quorum)
         for item in accepted
-        for receipt, config in _receipts_for(item.pending, item.answer, user.identity, user.roles, now)
+        for receipt, config in _receipts_for(item.pending, item.answer, user.identity, user.memberships, now)
     ]
 
 
@@ -80,7 +80,7 @@ def refused(pending: list[Pending], resume: object, user: User, thread_id: str, 
         final_args=None,
         message=_short(resume),
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="refused",
         refusal=reason,
@@ -157,7 +157,7 @@ def policy_change(  # noqa: PLR0913  (what changed, for whom, by whom, and the o
         final_args=None if refusal else override,
         message="; ".join(c.text for c in changes),
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="refused" if refusal else "accepted",
         **({"refusal": refusal} if refusal else {}),  # type: ignore[typeddict-item]
@@ -177,7 +177,7 @@ def state_write(thread_id: str, agent: str, user: User, rewrites: list[str]) -> 
         final_args=None,
         message="; ".join(rewrites),
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )
@@ -198,7 +198,7 @@ def allowance_change(thread_id: str, allowance: Allowance, user: User, decision:
         message=f"allowance {allowance['id']}: {allowance['tool']} in this thread"
         + (f" within {bounds}" if bounds else ", any arguments"),
         reviewer=user.identity,
-        roles=user.roles,
+        roles=user.memberships,
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )

@@ -15,13 +15,13 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import get_client
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from hitl.contracts.interrupts import Decider
+from hitl.policy.groups import is_decider
 from server.identity.access import as_server
 from server.ledger import storage
 from server.ledger.storage import thread_graphs
@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 
     from langgraph_sdk.client import LangGraphClient
 
+    from hitl.contracts.interrupts import Decider
     from server.decisions.pending import Pending
 
 logger = logging.getLogger(__name__)
 
 NAMESPACE = "hitl_records"
 ESCALATIONS = (NAMESPACE, "escalations")
-DECIDERS: frozenset[str] = frozenset(get_args(Decider))
 SEARCH_PAGE = 1000
 RECORDED_KEPT = 10_000
 """Threads whose recorded graph this process remembers (a cache that skips the table read)."""
@@ -61,8 +61,8 @@ class Escalation:
                 msg = f"expected an object, got {type(value).__name__}"
                 raise TypeError(msg)  # noqa: TRY301  (one place logs every malformed shape)
             role = value.get("required_role")
-            if role not in DECIDERS:
-                msg = f"required_role must be one of {sorted(DECIDERS)}, got {role!r}"
+            if not is_decider(role):
+                msg = f"required_role must be 'owner' or a group name, got {role!r}"
                 raise ValueError(msg)  # noqa: TRY301
             escalated_at, deadline = (_instant(value.get(k), k) for k in ("escalated_at", "deadline"))
         except (TypeError, ValueError) as error:

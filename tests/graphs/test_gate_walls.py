@@ -194,6 +194,18 @@ def test_who_runs_an_agent_is_checked_at_each_runs_start_not_at_its_resumes(serv
     assert f"Refunded 300 on order {order_id}" in chat.last_words()
 
 
+def test_run_by_a_group_lets_its_members_start_and_nobody_else(services, new_order):
+    """run_by sre: a reviewer outside sre may not start a run (nothing refunded); a reviewer in sre may."""
+    chat = Conversation(stock_project(services, run_by=["sre"]), str(uuid.uuid4()))
+    order_id = new_order(300)
+    request = {"messages": [{"role": "user", "content": phrases.refund_amount(300, order_id)}]}
+    with pytest.raises(PermissionError, match=r"reviewer1 \(reviewer\) may not run shop: it is for sre"):
+        chat.graph.invoke(request, as_caller(chat, "reviewer1", "reviewer"), version="v2")
+    paused = chat.graph.invoke(request, as_caller(chat, "sam", "reviewer", "sre"), version="v2")
+    assert paused.interrupts[0].value["action_requests"][0]["name"] == "issue_refund"
+    assert services.payments.refunds_for(order_id) == []
+
+
 def test_a_tool_failing_after_approval_is_recorded_and_the_thread_goes_on(
     support_agent, services, new_order, monkeypatch
 ):

@@ -125,6 +125,30 @@ def test_per_agent():
     assert "edits" not in agents["support"]
 
 
+def test_per_group_the_deciders_teams_else_their_role():
+    """per group: the deciders' teams (finance 2, finance-leads 1), else the highest role (reviewer 7).
+
+    Without teams: reviewer 7, supervisor 3, system 1; a team member's decision counts for their
+    teams (a lead in finance and finance-leads: both), not for their role.
+    """
+    plain = by(summarise(RECORDS, PAUSED, QUERY)["by_group"], "group")
+    assert {g: r["decisions"] for g, r in plain.items()} == {"reviewer": 7, "supervisor": 3, "system": 1}
+    teams = [
+        *RECORDS,
+        record(16, "issue_refund", "approve", "ana", [*REVIEWER, "finance"], 8, requested=REFUND),
+        record(17, "issue_refund", "approve", "lee", [*REVIEWER, "finance", "finance-leads"], 12),
+    ]
+    grouped = summarise(teams, PAUSED, QUERY)["by_group"]
+    assert [(r["group"], r["decisions"]) for r in grouped] == [
+        ("reviewer", 7),
+        ("supervisor", 3),
+        ("finance", 2),
+        ("finance-leads", 1),
+        ("system", 1),
+    ]
+    assert by(grouped, "group")["finance"]["rates"]["approve"] == 1.0
+
+
 def test_per_reviewer_workload_speed_and_quick_approvals():
     """per reviewer: reviewer1 7 (median 7 s, 3 quick), supervisor1 3 (median 40 s); expiries are no one's."""
     reviewers = by(summarise(RECORDS, PAUSED, QUERY)["by_reviewer"], "reviewer")

@@ -23,16 +23,22 @@ def test_the_served_graphs_carry_their_cards():
     assert all(card.offline is not None for card in cards.values() if card)
 
 
-def test_run_by_takes_known_roles_only():
-    """run_by: None is everyone; a role the server does not know, or none, fails at build time."""
+def test_run_by_takes_roles_and_well_formed_groups_only():
+    """run_by: None is everyone; a role or group is kept; a malformed name, `owner` or none fails to build.
+
+    Whether anyone is in a named group is the start-up check's (`test_answerers`).
+    """
     assert run_by_roles(None) is None
     assert run_by_roles("supervisor") == frozenset({"supervisor"})
-    with pytest.raises(ValueError, match="admin"):
-        run_by_roles(["admin"])
+    assert run_by_roles(["sre", "reviewer"]) == frozenset({"sre", "reviewer"})
+    with pytest.raises(ValueError, match="'Admin!'"):
+        run_by_roles(["Admin!"])
+    with pytest.raises(ValueError, match="'owner'"):
+        run_by_roles(["owner"])
     with pytest.raises(ValueError, match="no role"):
         run_by_roles([])
-    with pytest.raises(ValueError, match="admin"):
-        hitl.create_deep_agent(tools=[], name="x", run_by=["admin"])
+    with pytest.raises(ValueError, match="'Admin!'"):
+        hitl.create_deep_agent(tools=[], name="x", run_by=["Admin!"])
 
 
 def test_the_engine_still_keeps_its_graphs_where_the_server_reads_them():

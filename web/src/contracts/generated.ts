@@ -140,7 +140,8 @@ export interface Allowance {
   };
   granted_at: string;
   granted_by: string;
-  granted_role: "owner" | "reviewer" | "supervisor";
+  granted_groups?: string[];
+  granted_role: string;
   id: string;
   interrupt_id: string;
   revoked_at?: string;
@@ -230,6 +231,7 @@ export interface ApprovalRequest {
   action: string;
   agent: string;
   deadline?: string;
+  escalate_to?: string;
   escalated_seconds?: number | null;
   message: string;
   on_expiry?: "reject" | "escalate";
@@ -346,6 +348,7 @@ export interface BatchedApprovalRequest {
   action_requests: ActionRequest[];
   agent: string;
   deadline?: string;
+  escalate_to?: string;
   escalated_seconds?: number | null;
   on_expiry?: "reject" | "escalate";
   requested_by?: string[];
@@ -363,7 +366,7 @@ export interface ReviewConfig {
   approvals_required?: number;
   approved_by?: string[];
   may_allow?: boolean;
-  required_role: "owner" | "reviewer" | "supervisor";
+  required_role: string;
   self_approval?: boolean;
 }
 /**
@@ -501,7 +504,7 @@ export interface InboxItem {
   interrupt_id: string;
   kind: string;
   owner: string | null;
-  required_role: "owner" | "reviewer" | "supervisor";
+  required_role: string;
   thread_id: string;
   tool: string | null;
   tool_call_id: string | null;
@@ -514,7 +517,7 @@ export interface InboxItem {
  */
 export interface Waiting {
   interrupt_id: string;
-  required_role: "owner" | "reviewer" | "supervisor";
+  required_role: string;
   tool: string | null;
 }
 /**
@@ -599,12 +602,13 @@ export interface ToolApprovalRequest {
   };
   deadline?: string;
   description: string;
+  escalate_to?: string;
   escalated_seconds?: number | null;
   may_allow?: boolean;
   name: string;
   on_expiry?: "reject" | "escalate";
   requested_by?: string[];
-  required_role: "owner" | "reviewer" | "supervisor";
+  required_role: string;
   self_approval?: boolean;
   tool_call_id: string;
   type: "tool_approval";

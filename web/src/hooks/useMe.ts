@@ -6,6 +6,8 @@ import { isRecord } from "../interrupts/guards";
 export interface Me {
   identity: string;
   role: string;
+  /** Teams beyond the role ("finance"); empty when the server names none. */
+  groups: string[];
 }
 
 export function isStaff(me: Me | null): boolean {
@@ -21,7 +23,8 @@ export function useMe(token: string | null): Me | null {
     getJson("/me", token, { signal: abort.signal })
       .then((body) => {
         if (isRecord(body) && typeof body.identity === "string" && typeof body.role === "string") {
-          setMe({ identity: body.identity, role: body.role });
+          const groups = Array.isArray(body.groups) ? body.groups.filter((g): g is string => typeof g === "string") : [];
+          setMe({ identity: body.identity, role: body.role, groups });
         }
       })
       .catch(() => {

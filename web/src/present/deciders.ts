@@ -6,12 +6,14 @@
  */
 import type { ToolApprovalRequest } from "../contracts/generated";
 
-/** Who may answer: the thread's owner, a reviewer (or a supervisor), or only a supervisor. */
+/** Who may answer: the thread's owner, a reviewer (or a supervisor), only a supervisor, or a team ("finance"). */
 export type Decider = ToolApprovalRequest["required_role"];
 
 export interface Viewer {
   identity: string;
   role: string;
+  /** The teams the viewer is in beyond their role (`GET /me`'s `groups`). */
+  groups?: readonly string[];
 }
 
 /** What the interrupt says about who decides one call. */
@@ -33,7 +35,7 @@ export interface Decidability {
   why: string | null;
 }
 
-const ROLES_THAT_DECIDE: Record<Exclude<Decider, "owner">, readonly string[]> = {
+const ROLES_THAT_DECIDE: Partial<Record<Decider, readonly string[]>> = {
   reviewer: ["reviewer", "supervisor"],
   supervisor: ["supervisor"],
 };
@@ -43,7 +45,12 @@ export const OWNER_ANSWERS: DeciderRule = { requiredRole: "owner", requestedBy: 
 
 function whoDecides(rule: DeciderRule, owner: string | null): string {
   if (rule.requiredRole === "owner") return owner ? `${owner}, whose thread this is, answers this` : "The thread's owner answers this";
-  const role = rule.requiredRole === "supervisor" ? "A supervisor decides this" : "A reviewer or a supervisor decides this";
+  const role =
+    rule.requiredRole === "supervisor"
+      ? "A supervisor decides this"
+      : rule.requiredRole === "reviewer"
+        ? "A reviewer or a supervisor decides this"
+        : `Someone in ${rule.requiredRole} decides this`;
   const askers = rule.selfApproval ? [] : rule.requestedBy;
   return askers.length ? `${role}, not ${askers.join(" or ")} who asked` : role;
 }
@@ -56,7 +63,9 @@ export function decidability(rule: DeciderRule, viewer: Viewer | null, owner: st
   if (rule.requiredRole === "owner") {
     return owner !== null && viewer.identity === owner ? { may: true, who, why: null } : refuse("Only the thread's owner answers it.");
   }
-  if (!ROLES_THAT_DECIDE[rule.requiredRole].includes(viewer.role)) {
+  const roles = ROLES_THAT_DECIDE[rule.requiredRole];
+  const member = roles ? roles.includes(viewer.role) : (viewer.groups ?? []).includes(rule.requiredRole);
+  if (!member) {
     return refuse(`You are signed in as ${viewer.identity} (${viewer.role}).`);
   }
   if (!rule.selfApproval && rule.requestedBy.includes(viewer.identity)) {

@@ -21,7 +21,7 @@ export function inboxRowStatus(item: InboxItem): InboxRowStatus {
   };
 }
 
-const WHO: Record<Waiting["required_role"], string> = {
+const WHO: Partial<Record<Waiting["required_role"], string>> = {
   owner: "the thread's owner",
   reviewer: "a reviewer",
   supervisor: "a supervisor",
@@ -34,7 +34,7 @@ const WHO: Record<Waiting["required_role"], string> = {
 export function alsoWaiting(item: InboxItem): string | null {
   const others = item.also_waiting ?? [];
   if (!others.length) return null;
-  return others.map((w) => `${w.tool ?? "an answer"} (${WHO[w.required_role]})`).join(", ");
+  return others.map((w) => `${w.tool ?? "an answer"} (${WHO[w.required_role] ?? `someone in ${w.required_role}`})`).join(", ");
 }
 
 /** `47` → "47 s", `600` → "10 min": how long a row has waited. */
