@@ -96,6 +96,38 @@ class BenchSizes(BaseSettings):
             "runtime writes `.langgraph_api/` every 10 s (less only to test the harness)."
         ),
     )
+    org_pending: int = Field(
+        default=100_000,
+        ge=1,
+        description=(
+            "Pending approvals on the replica set for section 7 (issue 50): real runs of the bench's "
+            "pausing graph, about 15 per second on 2 cores (100,000: nearly 2 hours)."
+        ),
+    )
+    org_table_rows: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Rows COPied into the inbox table for its page query (section 7).",
+    )
+    org_page_repeats: int = Field(default=50, ge=1, description="Inbox pages timed per reader in section 7.")
+    org_startup_runs: int = Field(default=2, ge=1, description="Replica starts timed per set in section 7.")
+    org_watcher_passes: int = Field(
+        default=10, ge=1, description="Watcher passes measured per set in section 7 (2 s apart)."
+    )
+    org_keep: Path | None = Field(
+        default=None,
+        description=(
+            "Keep section 7's filled replica set (databases and seal key) in this folder and reuse it "
+            "next time: a later run only adds what is missing."
+        ),
+    )
+    only: list[str] = Field(
+        default=[],
+        description=(
+            "Run only these sections (in_process, server, footprint, inbox, startup, replicas, "
+            "org_scale); every one when empty. The results files then hold only those."
+        ),
+    )
     progress: bool = Field(default=True, description="Show progress bars.")
     out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
 
@@ -104,3 +136,7 @@ class BenchSizes(BaseSettings):
         rounds = 2 * self.server_blocks
         wanted = max(self.server_cycles_min, self.server_cycles_per_client * concurrency)
         return -(-wanted // rounds) * rounds
+
+    def runs(self, section: str) -> bool:
+        """Whether `section` is measured in this run (`only` empty: every section)."""
+        return not self.only or section in self.only
