@@ -1,0 +1,303 @@
+"""The inbox's own table at a million rows: the page query the layer runs, its time and its plan.
+
+Rows go straight into `hitl_inbox` (the layer's schema, `server.ledger.storage.inbox`) on a
+PostgreSQL database of the bench's own, by COPY, indexes built after; then the layer's own page
+function (`server.coordination.inbox_table`) is timed for a reviewer's groups, on the first
+page and on a page half way down the reviewer's queue, and the SQL it sent is run again under
+`EXPLAIN (ANALYZE, BUFFERS)` into `bench/inbox_table_plans.md`. No server: the query and its plan only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+import psycopg
+from psycopg import sql
+from sqlalchemy import create_engine, event
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from bench.report import Row
+from bench.sizes import BENCH_DIR
+from bench.stats import tail_summary
+from server.ledger.storage import inbox
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from rich.progress import Progress
+    from sqlalchemy.engine import Engine
+
+POSTGRES = "postgresql://postgres@127.0.0.1:5432"
+DATABASE = "bench_inbox"
+"""Prefix of the database made for one run (`bench_inbox_<random>`), dropped after."""
+PLANS = BENCH_DIR / "inbox_table_plans.md"
+OTHER_GROUPS = tuple(f"team-{i:02d}" for i in range(20))
+"""Groups of the org besides the roles: a row is decided by one of them, a role, or its owner."""
+OWNERS = tuple(f"user-{i:04d}" for i in range(1000))
+REVIEWER = "user-0042"
+REVIEWER_GROUPS = ("reviewer", "team-07")
+"""The reader: a reviewer who is also in one team (and the owner of the rows `user-0042` started)."""
+SHARES = (("reviewer", 0.4), ("supervisor", 0.1), ("owner", 0.2))
+"""The share of rows each role decides; the rest is spread over `OTHER_GROUPS`."""
+RowKey = tuple[str, str, str, int]
+"""A row's place in the inbox's order: created_at, thread_id, interrupt_id, action_index."""
+PAGE = 50
+STEP = timedelta(milliseconds=100)
+"""Rows paused 0.1 s apart, oldest first (a million: 28 hours of pauses)."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who asks for the page: their identity and their groups."""
+
+    identity: str
+    groups: tuple[str, ...]
+
+
+def decider(draw: float, team: int) -> str:
+    """Who decides a row, from a uniform draw in [0, 1) and a team number: a role, else a team."""
+    bound = 0.0
+    for group, share in SHARES:
+        bound += share
+        if draw < bound:
+            return group
+    return OTHER_GROUPS[team % len(OTHER_GROUPS)]
+
+
+def inbox_rows(count: int, seed: int = 50) -> Iterator[tuple[Any, ...]]:
+    """`count` rows of `hitl_inbox`, in the table's column order, oldest first; the same for a seed."""
+    draws = random.Random(seed)  # noqa: S311  (a bench's data, not a secret)
+    started = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(count):
+        thread_id = f"{i:08d}-bench-{seed:04d}"
+        created_at = (started + i * STEP).isoformat()
+        group = decider(draws.random(), draws.randrange(len(OTHER_GROUPS)))
+        owner = OWNERS[draws.randrange(len(OWNERS))]
+        served = {
+            "thread_id": thread_id,
+            "interrupt_id": f"i{i:031d}",
+            "action_index": 0,
+            "kind": "tool_approval",
+            "agent": "support",
+            "graph_id": "support",
+            "tool": "issue_refund",
+            "tool_call_id": f"call-{thread_id}",
+            "args": {"order_id": f"B{i:07d}", "amount": 450.0},
+            "description": f"Refund 450.00 on order B{i:07d} (paid 450.00)",
+            "allowed_decisions": ["approve", "edit", "reject"],
+            "required_role": group,
+            "owner": owner,
+            "created_at": created_at,
+            "deadline": None,
+            "escalated": False,
+        }
+        yield (
+            thread_id,
+            served["interrupt_id"],
+            0,
+            created_at,
+            group,
+            owner,
+            "support",
+            "support",
+            "issue_refund",
+            None,
+            ",",
+            1,
+            json.dumps(served),
+            started.timestamp() + i * STEP.total_seconds(),
+        )
+
+
+def visible(row: Sequence[Any], reader: Reader) -> bool:
+    """Whether `reader` may decide `row` (a tuple of `inbox_rows`): one of their groups, or their own."""
+    return row[4] in reader.groups or (row[4] == "owner" and row[5] == reader.identity)
+
+
+@dataclass
+class Captured:
+    """The SQL statements an engine sent while capturing, with their parameters."""
+
+    statements: list[tuple[str, Any]]
+
+    def of_inbox(self) -> list[tuple[str, Any]]:
+        """Those that read the inbox table."""
+        return [(text, params) for text, params in self.statements if inbox.name in text]
+
+
+def capture(engine: Engine) -> tuple[Captured, Callable[[], None]]:
+    """Record every statement `engine` sends from now; call the returned function to stop."""
+    captured = Captured([])
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:  # noqa: ANN401, FBT001
+        captured.statements.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", record)
+    return captured, lambda: event.remove(engine, "before_cursor_execute", record)
+
+
+def fill(url: str, count: int, reader: Reader, progress: Progress) -> tuple[float, RowKey | None]:
+    """Make `hitl_inbox` in the database at `url`, COPY `count` rows in, build its indexes.
+
+    Returns the seconds taken and the key of the first row `reader` may decide half way down the
+    table (what a page deep into the reader's queue comes after).
+    """
+    task = progress.add_task(f"{count:,} rows into {inbox.name}", total=count)
+    columns = sql.SQL(", ").join(sql.Identifier(c.name) for c in inbox.columns)
+    dialect = create_engine("postgresql+psycopg://").dialect
+    middle: RowKey | None = None
+    started = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(str(CreateTable(inbox, include_foreign_key_constraints=[]).compile(dialect=dialect)))
+        with conn.cursor() as cursor:
+            copy_sql = sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(inbox.name), columns)
+            with cursor.copy(copy_sql) as copy:
+                for n, row in enumerate(inbox_rows(count), 1):
+                    copy.write_row(row)
+                    if middle is None and n > count // 2 and visible(row, reader):
+                        middle = (row[3], row[0], row[1], row[2])
+                    if n % 10_000 == 0:
+                        progress.update(task, completed=n)
+        for index in inbox.indexes:
+            conn.execute(str(CreateIndex(index).compile(dialect=dialect)))
+        conn.execute(sql.SQL("VACUUM ANALYZE {}").format(sql.Identifier(inbox.name)))
+    progress.update(task, completed=count)
+    return time.perf_counter() - started, middle
+
+
+class PageFunction(Protocol):
+    """One page of the inbox for a reader, after a row key (None: the first page)."""
+
+    def __call__(self, engine: Engine, reader: Reader, after: RowKey | None, limit: int) -> Sequence[Any]:
+        """The page's rows."""
+
+
+def layer_page() -> PageFunction | None:
+    """The layer's own page query (`server.coordination.inbox_table.page`), None before it exists."""
+    try:
+        from server.coordination import inbox_table  # type: ignore[attr-defined]  # noqa: PLC0415  (lands with the inbox table)
+    except ImportError:
+        return None
+
+    def page(engine: Engine, reader: Reader, after: RowKey | None, limit: int) -> Sequence[Any]:
+        return inbox_table.page(engine, list(reader.groups), reader.identity, None, after, limit)  # type: ignore[attr-defined]
+
+    return page
+
+
+def timed_pages(page: PageFunction, engine: Engine, after: RowKey | None, repeats: int) -> list[float]:
+    """Seconds per call of `page` for `REVIEWER` after `after`, `repeats` times (one untimed first)."""
+    reader = Reader(REVIEWER, REVIEWER_GROUPS)
+    page(engine, reader, after, PAGE)
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        page(engine, reader, after, PAGE)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def explained(page: PageFunction, engine: Engine, after: RowKey | None) -> list[str]:
+    """`EXPLAIN (ANALYZE, BUFFERS)` of each statement on the inbox table that one page call sends."""
+    captured, stop = capture(engine)
+    try:
+        page(engine, Reader(REVIEWER, REVIEWER_GROUPS), after, PAGE)
+    finally:
+        stop()
+    plans = []
+    with engine.connect() as conn:
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        for statement, params in captured.of_inbox():
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {statement}", params)
+            lines = "\n".join(line for (line,) in cursor.fetchall())
+            plans.append(f"```sql\n{statement}\n```\n\nparameters: `{params}`\n\n```\n{lines}\n```")
+    return plans
+
+
+def measure(count: int, repeats: int, progress: Progress) -> dict[str, Any]:
+    """Fill a database of its own with `count` rows, time the first and a deep page, write the plans."""
+    page = layer_page()
+    if page is None:
+        return {"rows": count, "missing": "server.coordination.inbox_table is not on this branch yet"}
+    name = f"{DATABASE}_{secrets.token_hex(3)}"
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    engine = create_engine(f"{POSTGRES.replace('postgresql://', 'postgresql+psycopg://')}/{name}")
+    try:
+        seconds, middle = fill(f"{POSTGRES}/{name}", count, Reader(REVIEWER, REVIEWER_GROUPS), progress)
+        first = timed_pages(page, engine, None, repeats)
+        deep = timed_pages(page, engine, middle, repeats)
+        plans = {"first page": explained(page, engine, None), "deep page": explained(page, engine, middle)}
+    finally:
+        engine.dispose()
+        with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    write_plans(plans, count)
+    return {
+        "rows": count,
+        "fill_s": seconds,
+        "deep_after": middle,
+        "first_page_s": tail_summary(first),
+        "deep_page_s": tail_summary(deep),
+        "plans": str(PLANS.relative_to(BENCH_DIR.parent)),
+    }
+
+
+def write_plans(plans: dict[str, list[str]], count: int) -> None:
+    """`bench/inbox_table_plans.md`: each page's statements and their plans."""
+    lines = [
+        f"# The inbox page query at {count:,} rows: its plans",
+        "",
+        (
+            "Written by `make bench` (section 7): `EXPLAIN (ANALYZE, BUFFERS)` of what "
+            "`server.coordination.inbox_table.page` sent for "
+            f"`{REVIEWER}` in groups {', '.join(REVIEWER_GROUPS)}."
+        ),
+        "",
+    ]
+    for which, found in plans.items():
+        lines += [f"## {which}", "", *found, ""]
+    PLANS.write_text("\n".join(lines))
+
+
+def rows(table: dict[str, Any], target: str) -> list[Row]:
+    """The first-page and deep-page rows (p95; nothing measured before the table exists)."""
+    at = f"{table['rows']:,}"
+    limit = table.get("missing") or (
+        "the page query on the table's indexes for the reader's groups (plans in "
+        f"`{table.get('plans')}`); no reference: the stock runtime has no such table"
+    )
+    return [
+        Row(
+            "org_scale",
+            f"inbox {which} at {at} rows, p95",
+            "ms",
+            table[key]["p95"] * 1000 if key in table else None,
+            None,
+            limit,
+            target,
+        )
+        for which, key in (("first page", "first_page_s"), ("page half way down", "deep_page_s"))
+    ]
+
+
+def notes(table: dict[str, Any]) -> list[str]:
+    """What the million-row rows measured."""
+    if "missing" in table:
+        return [f"Inbox table at {table['rows']:,} rows: not measured ({table['missing']})."]
+    shares = ", ".join(f"{group} {share:.0%}" for group, share in SHARES)
+    return [
+        (
+            f"Inbox table: {table['rows']:,} rows COPied into `hitl_inbox` on a database of the bench's own "
+            f"({table['fill_s']:.0f} s with its indexes), decided by {shares}, the rest by 20 teams; "
+            f"1,000 owners; read as `{REVIEWER}` in groups {', '.join(REVIEWER_GROUPS)} through "
+            f"`inbox_table.page`, {PAGE} rows a page, the first page and the page after the reader's row "
+            "half way down the table; p95 of the repeats after one untimed call each."
+        ),
+    ]
