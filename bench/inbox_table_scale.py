@@ -23,12 +23,12 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.report import Row
-from bench.sizes import BENCH_DIR
 from bench.stats import tail_summary
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
 
     from rich.progress import Progress
     from sqlalchemy.engine import Engine
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 POSTGRES = "postgresql://postgres@127.0.0.1:5432"
 DATABASE = "bench_inbox"
 """Prefix of the database made for one run (`bench_inbox_<random>`), dropped after."""
-PLANS = BENCH_DIR / "inbox_table_plans.md"
+PLANS = "inbox_table_plans.md"
+"""Where the plans are written, beside RESULTS.md."""
 OTHER_GROUPS = tuple(f"team-{i:02d}" for i in range(20))
 """Groups of the org besides the roles: a row is decided by one of them, a role, or its owner."""
 OWNERS = tuple(f"user-{i:04d}" for i in range(1000))
@@ -76,7 +77,7 @@ def inbox_rows(count: int, seed: int = 50) -> Iterator[tuple[Any, ...]]:
     started = datetime(2026, 1, 1, tzinfo=UTC)
     for i in range(count):
         thread_id = f"{i:08d}-bench-{seed:04d}"
-        created_at = (started + i * STEP).isoformat()
+        created_at = (started + i * STEP).isoformat(timespec="microseconds")
         group = decider(draws.random(), draws.randrange(len(OTHER_GROUPS)))
         owner = OWNERS[draws.randrange(len(OWNERS))]
         served = {
@@ -220,7 +221,7 @@ def explained(page: PageFunction, engine: Engine, after: RowKey | None) -> list[
     return plans
 
 
-def measure(count: int, repeats: int, progress: Progress) -> dict[str, Any]:
+def measure(count: int, repeats: int, out_dir: Path, progress: Progress) -> dict[str, Any]:
     """Fill a database of its own with `count` rows, time the first and a deep page, write the plans."""
     page = layer_page()
     if page is None:
@@ -238,19 +239,19 @@ def measure(count: int, repeats: int, progress: Progress) -> dict[str, Any]:
         engine.dispose()
         with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-    write_plans(plans, count)
+    write_plans(out_dir / PLANS, plans, count)
     return {
         "rows": count,
         "fill_s": seconds,
         "deep_after": middle,
         "first_page_s": tail_summary(first),
         "deep_page_s": tail_summary(deep),
-        "plans": str(PLANS.relative_to(BENCH_DIR.parent)),
+        "plans": PLANS,
     }
 
 
-def write_plans(plans: dict[str, list[str]], count: int) -> None:
-    """`bench/inbox_table_plans.md`: each page's statements and their plans."""
+def write_plans(path: Path, plans: dict[str, list[str]], count: int) -> None:
+    """Each page's statements and their plans, as Markdown into `path`."""
     lines = [
         f"# The inbox page query at {count:,} rows: its plans",
         "",
@@ -263,7 +264,8 @@ def write_plans(plans: dict[str, list[str]], count: int) -> None:
     ]
     for which, found in plans.items():
         lines += [f"## {which}", "", *found, ""]
-    PLANS.write_text("\n".join(lines))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
 
 
 def rows(table: dict[str, Any], target: str) -> list[Row]:
@@ -271,7 +273,7 @@ def rows(table: dict[str, Any], target: str) -> list[Row]:
     at = f"{table['rows']:,}"
     limit = table.get("missing") or (
         "the page query on the table's indexes for the reader's groups (plans in "
-        f"`{table.get('plans')}`); no reference: the stock runtime has no such table"
+        f"`bench/{table.get('plans')}`); no reference: the stock runtime has no such table"
     )
     return [
         Row(

@@ -150,7 +150,7 @@ def measure(sizes: BenchSizes, progress: Progress) -> Section:
         finally:
             if kept is None:
                 replica_set(name, tmp / "filled", REDIS_DB).drop_databases()
-    table = inbox_table_scale.measure(sizes.org_table_rows, sizes.org_page_repeats, progress)
+    table = inbox_table_scale.measure(sizes.org_table_rows, sizes.org_page_repeats, sizes.out_dir, progress)
     return section_of(empty, filled, table, sizes)
 
 
