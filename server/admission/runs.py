@@ -25,7 +25,7 @@ from hitl.settings import get_settings
 from server.admission import allowlist, overrides, run_reads, waiting
 from server.admission.owners import owned_by, owner_of
 from server.coordination import run_starts
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.decisions import pipeline
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server
@@ -234,7 +234,7 @@ async def _audit_rewrites(user: User, thread_id: str, graph_id: str, rewrites: l
 def mark(thread_id: object) -> None:
     """A run or change on `thread_id` is let through: the inbox re-reads it until it settles."""
     if thread_id is not None:
-        INDEX.mark(str(thread_id))
+        TABLE.mark(str(thread_id))
 
 
 async def _waiting(

@@ -27,7 +27,7 @@ from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REJECT
 from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.decisions.pending import Pending
 from server.decisions.withdrawals import rejection
 from server.identity.access import as_server, is_not_found
@@ -126,7 +126,7 @@ async def decide(press: Press, user: User) -> None:
             return
         config = value["kwargs"]["config"]
         await client.runs.create(press.thread_id, graph_id, command=command, config=config)  # type: ignore[call-overload]
-    INDEX.mark(press.thread_id)
+    TABLE.mark(press.thread_id)
     slack_replies.decided(press, user, reason if press.decision == REJECT else "")
 
 

@@ -1,11 +1,11 @@
 """Inbox marks and escalations shared between replicas, by PostgreSQL `LISTEN`/`NOTIFY`.
 
-Each process keeps its own `server.coordination.pending_index.INDEX`; what one process learns on its request
-path (a run let through on a thread, an escalation the watcher recorded) is sent on the
-`CHANNEL` of the layer's own store, and every other process applies it to its own index at
-once, so a pause on replica A is listed by B on its next read, not on its next watcher pass.
+What one process learns on its request path (a run let through on a thread, an escalation the
+watcher recorded) is sent on the `CHANNEL` of the layer's own store, and every other process marks
+the thread in its own `server.coordination.inbox_table.TABLE` at once, so the shared inbox rows
+of a thread are read again by whichever replica learns of it first.
 Nothing is lost when a notice is: each watcher pass still reads the threads changed meanwhile.
-Off (marks stay local) when that store is not PostgreSQL: one process, one index.
+Off (marks stay local) when that store is not PostgreSQL: one process.
 Not for claims or leases, which are rows (`server.coordination.claims`, `server.coordination.leadership`).
 """
 
@@ -29,7 +29,7 @@ from server.records.threads import Escalation
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from server.coordination.pending_index import PendingIndex
+    from server.coordination.inbox_table import InboxTable
 
 logger = logging.getLogger(__name__)
 CHANNEL = "hitl_inbox"
@@ -51,7 +51,7 @@ def conninfo(database_url: str) -> str | None:
 class Broadcast:
     """Sends this process's marks and escalations, and applies the other processes' to `index`."""
 
-    def __init__(self, index: PendingIndex, url: str) -> None:
+    def __init__(self, index: InboxTable, url: str) -> None:
         """Share `index`'s news over the PostgreSQL database at `url` (a libpq URL)."""
         self.index = index
         self.url = url
@@ -131,7 +131,7 @@ def _batches(items: list[dict[str, Any]]) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def shared(index: PendingIndex) -> AsyncIterator[Broadcast | None]:
+async def shared(index: InboxTable) -> AsyncIterator[Broadcast | None]:
     """Share `index` with the other processes on the layer's own store while the server runs."""
     url = conninfo(get_settings().resolved_hitl_database_url)
     if url is None:

@@ -26,7 +26,7 @@ from langgraph_sdk import Auth
 
 from server.admission.runs import admit_run_as
 from server.coordination import run_starts
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.decisions import provenance, store
 from server.decisions.decision import IDEMPOTENCY_HEADER
 from server.decisions.pending import Pending
@@ -110,7 +110,7 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
         decider = (await asyncio.to_thread(provenance.vouch, decision)).user
     except provenance.UnvouchedError as unvouched:
         await asyncio.to_thread(store.refuse, decision, str(unvouched))
-        INDEX.mark(decision.thread_id)
+        TABLE.mark(decision.thread_id)
         return 0
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
@@ -135,7 +135,7 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
         )
     if shared_runtime():
         await run_starts.moved(decision.thread_id, value["run_id"], str(run["run_id"]))
-    INDEX.mark(decision.thread_id)
+    TABLE.mark(decision.thread_id)
     logger.warning(
         "reconciler: decision %s (%s) was accepted but not applied; started a run to apply it",
         decision.decision_id,
@@ -156,7 +156,7 @@ async def _give_up(decision: Decision, why: str) -> None:
     message = f"{decision.describe()} was not applied: {why}; the approval may be answered again."
     record = audit.not_applied(decision.thread_id, decision.interrupt_ids, decision.receipts, message)
     await asyncio.to_thread(store.give_up, decision, record)
-    INDEX.mark(decision.thread_id)
+    TABLE.mark(decision.thread_id)
 
 
 async def forget_settled() -> None:

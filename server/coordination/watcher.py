@@ -1,10 +1,8 @@
 """The server's watcher: tells people an approval is waiting, enforces deadlines, applies decisions.
 
-A background task started with the server's HTTP app. Each pass reads the interrupted
-threads (as the inbox does), applies accepted decisions whose run never finished
-(`server.coordination.reconciler`), delivers notices not yet delivered (`server.coordination.outbox`),
-POSTs a notice
-for approvals not yet announced, and for each
+A background task started with the server's HTTP app. Each pass applies accepted decisions whose
+run never finished (`server.coordination.reconciler`), delivers notices not yet delivered
+(`server.coordination.outbox`), POSTs a notice for approvals not yet announced, and for each
 approval past its deadline either escalates it (the next role up must decide; notice sent)
 or answers it as the `system` actor through `server.decisions.pipeline.decide`, the same checked,
 claimed and audited path a person's answer takes. A deadline that passed while the server
@@ -13,7 +11,9 @@ with are server records (`server.records.threads`), never thread metadata; each 
 is done once, fenced by the lease (`Lease.act_once` in the layer's own store);
 one thread that cannot be handled is logged and skipped, never the end of the pass.
 Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts; every
-process still refreshes its own inbox index each pass.
+process still repairs the shared inbox table each pass (`server.coordination.inbox_table`). A pass
+looks only at the threads whose rows are new, due or (every `UNANSWERABLE_EVERY_SECONDS`) have lost
+their last possible answerer, each found by an index: it costs what changed, not what waits.
 """
 
 from __future__ import annotations
@@ -31,13 +31,14 @@ from hitl.settings import Settings, get_settings
 from server.channels import webhook
 from server.channels.announce import Announcer
 from server.coordination import inbox, outbox, reconciler
+from server.coordination.inbox_table import TABLE
 from server.coordination.leadership import Lease
-from server.coordination.pending_index import INDEX
 from server.decisions import pipeline
 from server.decisions.withdrawals import rejection
+from server.identity import oidc
 from server.identity.access import as_server
-from server.identity.answerers import answerable
-from server.identity.users import SYSTEM_ACTOR, User
+from server.identity.answerers import answerable, possible_deciders
+from server.identity.users import SYSTEM_ACTOR, User, canonical, directory
 from server.insight import metrics
 from server.records import audit, threads
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
 
     from hitl.contracts.interrupts import Decider
-    from server.coordination.pending_index import Entry
+    from server.coordination.inbox_table import Entry
     from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
@@ -57,6 +58,8 @@ LEASE_PASSES = 3
 NOTICE = "notice:"
 ESCALATED = "escalated:"
 """Prefixes of the leader's once-only acts (`Lease.act_once`): a notice per interrupt and event."""
+UNANSWERABLE_EVERY_SECONDS = 60.0
+"""How often the leader looks for approvals nobody may answer any more (a whole-index scan)."""
 ACTS_KEPT_SECONDS = 90 * 24 * 3600.0
 FORGET_EVERY_SECONDS = 3600.0
 
@@ -71,6 +74,7 @@ class Watcher:
         self.announced: set[str] | None = None
         """Notice keys known to be sent: a cache of the leader's acts, loaded when this process leads."""
         self.forgot_at = 0.0
+        self.checked_answerers_at = -UNANSWERABLE_EVERY_SECONDS
         self.channels = Announcer(self.settings, self.lease)
         """Slack and e-mail notices (`server.channels`), once per interrupt and event."""
 
@@ -91,24 +95,40 @@ class Watcher:
         now = now or datetime.now(UTC)
         client = get_client()
         with as_server():
-            await INDEX.refresh(client)
+            await TABLE.refresh(client)
             if not await self.lead():
-                metrics.PAUSES.forget()
                 return
-            metrics.PAUSES.observe(INDEX.threads())
             if self.settings.hitl_notify_url and self.announced is None:
                 self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
             await self.forget_old_acts()
             await reconciler.reconcile(client, self.lease)
             await outbox.deliver_due(self.settings)
-            for entry in INDEX.threads():
+            wanted = await asyncio.to_thread(TABLE.to_watch, now, await self.lost_answerers())
+            async for entry in TABLE.entries(client, wanted):
                 if not await self.lease.keep():
                     logger.warning("watcher: the lease lapsed mid-pass; the new leader does the rest")
                     return
+                thread_id = str(entry.thread.get("thread_id"))
                 try:
                     await self.watch(client, entry, now)
+                    ids = [p.id for p in entry.pending]
+                    metrics.requested(await asyncio.to_thread(TABLE.announced, thread_id, ids))
                 except Exception:  # one thread never stops the pass
-                    logger.exception("watcher: thread %s skipped this pass", entry.thread.get("thread_id"))
+                    logger.exception("watcher: thread %s skipped this pass", thread_id)
+
+    async def lost_answerers(self) -> set[str]:
+        """Every `UNANSWERABLE_EVERY_SECONDS`: the groups and `owner:<name>`s rows wait for that nobody is."""
+        if time.monotonic() - self.checked_answerers_at < UNANSWERABLE_EVERY_SECONDS:
+            return set()
+        self.checked_answerers_at = time.monotonic()
+        possible = possible_deciders()
+        waiting = await asyncio.to_thread(TABLE.groups_waiting)
+        lost = {g for g in waiting if any(p != "owner" and p not in possible for p in g.split("+"))}
+        if oidc.provider() is None:
+            known = {canonical(u.identity) for u in directory().users()}
+            owners = await asyncio.to_thread(TABLE.owners_asked)
+            lost |= {f"owner:{o}" for o in owners if canonical(o) not in known}
+        return lost
 
     async def forget_old_acts(self) -> None:
         """Once an hour, delete the record of acts older than `ACTS_KEPT_SECONDS`."""
@@ -227,7 +247,7 @@ class Watcher:
             return
         await client.runs.create(thread_id, graph_id, command=command)  # type: ignore[call-overload]
         metrics.per_action(metrics.EXPIRED, pending)
-        INDEX.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
+        TABLE.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
 
     async def escalate(
         self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime
@@ -244,7 +264,7 @@ class Watcher:
         deadline = now + timedelta(seconds=float(seconds))
         escalation = threads.Escalation(thread_id, pending.id, role, now, deadline)
         await threads.put_escalation(client, escalation)
-        INDEX.escalate(escalation)
+        TABLE.escalate(escalation)
         metrics.per_action(metrics.ESCALATED, pending)
         await audit.write(
             [audit.system_event(thread_id, pending, "escalated", f"now needs a {ESCALATES_TO}")]

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse
 from hitl.contracts.forms import answer_of
 from hitl.contracts.records import ApprovalReceipt
 from server.admission.overrides import catalog_of
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.decisions import store
 from server.decisions.decision import Request
 from server.decisions.pending import Pending, ResumeRefused
@@ -155,7 +155,7 @@ async def withdraw_on(thread: dict[str, Any], user: User, reason: str) -> list[A
         # so the thread stays with the assistant it was asked through.
         assistant_id = (thread.get("metadata") or {}).get("assistant_id") or graph_id
         await client.runs.create(thread_id, assistant_id, command=decision.command)  # type: ignore[call-overload]
-    INDEX.mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
+    TABLE.mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
     metrics.observe(audit.as_records(thread_id, decision.receipts))
     return decision.receipts
 

@@ -16,7 +16,7 @@ import logging
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from langgraph_sdk import Auth
+from langgraph_sdk import Auth, get_client
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware import Middleware
@@ -32,7 +32,7 @@ from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
 from server.coordination import broadcast
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.coordination.watcher import Watcher
 from server.http.auth import authenticate
 from server.http.routes import ROUTES
@@ -164,12 +164,14 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
     frozen = startup_heap.freeze()  # the graphs are loaded: langgraph-api's lifespan runs before this one
     logger.info("startup heap: %d objects frozen out of full garbage collections", frozen)
-    async with broadcast.shared(INDEX):
+    async with broadcast.shared(TABLE):
         watcher = asyncio.create_task(Watcher().run(), name="hitl-watcher")
+        marks = asyncio.create_task(TABLE.keep_marks_read(get_client()), name="hitl-inbox-marks")
         try:
             yield
         finally:
             watcher.cancel()
+            marks.cancel()
 
 
 engine_compat.apply()

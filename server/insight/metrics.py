@@ -20,8 +20,8 @@ from prometheus_client.registry import Collector
 
 from hitl.contracts.records import PERSON_DECISIONS
 from hitl.gate import timing
-from server.coordination.inbox_rows import actions_of, rows_of
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_rows import actions_of
+from server.coordination.inbox_table import TABLE, listed_at
 from server.identity.users import SYSTEM_ACTOR
 
 if TYPE_CHECKING:
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from prometheus_client.core import Metric
 
     from hitl.contracts.records import AuditRecord
-    from server.coordination.pending_index import Entry
     from server.decisions.pending import Pending
 
 F = TypeVar("F", bound="Callable[..., Any]")
@@ -45,7 +44,7 @@ PASS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 REQUESTED = Counter(
     "hitl_approvals_requested",
-    "Approvals that started waiting (counted by the watcher's leader on its passes).",
+    "Approvals that started waiting (counted by the watcher's leader when it first announces them).",
     ["agent", "tool", "required_role"],
     registry=REGISTRY,
 )
@@ -168,7 +167,6 @@ def _observe(record: Mapping[str, Any]) -> None:
         return
     agent, tool = label(record.get("agent")), label(record.get("tool"))
     DECIDED.labels(agent=agent, tool=tool, decision=record["decision"], role=role_of(record)).inc()
-    PAUSES.decided(str(record.get("thread_id")), str(record.get("interrupt_id")), agent, tool)
     paused = paused_at(str(record.get("thread_id")), str(record.get("interrupt_id")))
     if paused is not None:
         seconds = (datetime.fromisoformat(str(record["decided_at"])) - paused).total_seconds()
@@ -176,62 +174,20 @@ def _observe(record: Mapping[str, Any]) -> None:
 
 
 def paused_at(thread_id: str, interrupt_id: str) -> datetime | None:
-    """When `interrupt_id` started waiting, as the inbox index saw its thread (None: not indexed)."""
-    entry = INDEX.entries.get(thread_id)
-    if entry is None or interrupt_id not in {p.id for p in entry.pending}:
-        return None
+    """When `interrupt_id` started waiting, as this process last read its inbox row (None: not read here)."""
+    stamp = listed_at(thread_id, interrupt_id)
     try:
-        return datetime.fromisoformat(str(entry.thread.get("updated_at")))
+        return datetime.fromisoformat(stamp) if stamp else None
     except ValueError:
         return None
 
 
-class PauseCounter:
-    """Counts each approval once when it starts waiting, from the watcher leader's passes.
-
-    The first pass of a new leader only learns what already waits (another leader counted it);
-    a process that stops leading forgets, so a pause is counted by one process at a time. An
-    approval decided on the leader before its next pass is counted at its decision. Known gap:
-    one decided on another replica before the leader's next pass is not counted.
-    """
-
-    def __init__(self) -> None:
-        """Start knowing nothing."""
-        self.known: set[str] | None = None
-
-    def observe(self, entries: Iterable[Entry]) -> None:
-        """Count the interrupts in `entries` this counter has not seen waiting before."""
-        current: dict[str, list[dict[str, Any]]] = {}
-        for entry in entries:
-            for row, _ in rows_of(entry.thread, entry.pending, entry.escalations):
-                current.setdefault(row["interrupt_id"], []).append(row)
-        if self.known is not None:
-            for interrupt_id in current.keys() - self.known:
-                for row in current[interrupt_id]:
-                    REQUESTED.labels(
-                        agent=label(row["agent"]), tool=label(row["tool"]), required_role=row["required_role"]
-                    ).inc()
-        self.known = set(current)
-
-    def decided(self, thread_id: str, interrupt_id: str, agent: str, tool: str) -> None:
-        """An approval was decided here: count it now if this leader has not seen it wait."""
-        if self.known is None or interrupt_id in self.known:
-            return
-        self.known.add(interrupt_id)
-        entry = INDEX.entries.get(thread_id)
-        roles = [
-            row["required_role"]
-            for row, _ in (rows_of(entry.thread, entry.pending, entry.escalations) if entry else [])
-            if row["interrupt_id"] == interrupt_id and row["tool"] == tool
-        ]
-        REQUESTED.labels(agent=agent, tool=tool, required_role=roles[0] if roles else "unknown").inc()
-
-    def forget(self) -> None:
-        """This process no longer leads: the next leading pass learns anew."""
-        self.known = None
-
-
-PAUSES = PauseCounter()
+def requested(rows: Iterable[Mapping[str, Any]]) -> None:
+    """Count approvals that started waiting: inbox rows the watcher's leader announced for the first time."""
+    for row in rows:
+        REQUESTED.labels(
+            agent=label(row.get("agent")), tool=label(row.get("tool")), required_role=label(row.get("group"))
+        ).inc()
 
 
 def per_action(counter: Counter, pending: Pending) -> None:
@@ -276,7 +232,7 @@ def timed(phase: str) -> Callable[[F], F]:
 
 
 class PendingCollector(Collector):
-    """`hitl_approvals_pending{tool, required_role}`: what waits now, read from the inbox index."""
+    """`hitl_approvals_pending{tool, required_role}`: what waits now, counted in the inbox table."""
 
     def collect(self) -> Iterator[Metric]:
         """One gauge sample per tool and required role."""
@@ -285,10 +241,10 @@ class PendingCollector(Collector):
             "Approvals waiting now, by tool and the role that must decide.",
             labels=["tool", "required_role"],
         )
-        counts: dict[tuple[str, str], int] = {}
-        for row in list(INDEX.rows.values()):
-            key = (label(row.tool), max(row.deciders) if row.deciders else "unknown")
-            counts[key] = counts.get(key, 0) + 1
+        try:
+            counts = TABLE.counts_by_tool()
+        except Exception:  # noqa: BLE001  (the store is away: no gauge this scrape, never a failed scrape)
+            counts = {}
         for (tool, role), count in sorted(counts.items()):
             gauge.add_metric([tool, role], count)
         yield gauge

@@ -7,6 +7,7 @@ client its own name and role, so the web app offers the dashboard only to those 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from server.coordination.pending_index import INDEX
+from server.coordination.inbox_table import TABLE
 from server.identity.access import as_server
 from server.identity.users import User, request_user
 from server.insight import analytics, metrics
@@ -33,12 +34,13 @@ def _not_staff(user: User, what: str) -> JSONResponse | None:
 
 
 async def metrics_page(request: Request) -> Response:
-    """GET /hitl/metrics: this process's metrics, the pending gauge re-read from the inbox index."""
+    """GET /hitl/metrics: this process's metrics, the pending gauge counted in the inbox table."""
     if refusal := _not_staff(request_user(request), "/hitl/metrics"):
         return refusal
     with as_server():
-        await INDEX.sync(get_client())
-    return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+        await TABLE.sync(get_client())
+    page = await asyncio.to_thread(metrics.exposition)  # the pending gauge is counted in the layer's store
+    return Response(page, media_type=CONTENT_TYPE_LATEST)
 
 
 async def analytics_page(request: Request) -> JSONResponse:

@@ -49,6 +49,20 @@ BAD = [
     ({"agent": "support\x00"}, "agent"),
     ({"tool": "t" * 5000}, "tool"),
     ({"tool": "issue_refund\n"}, "tool"),
+    ({"group": "Finance"}, "group"),
+    ({"group": "finance leads"}, "group"),
+    ({"group": "g" * 65}, "group"),
+    ({"group": "finance\x00"}, "group"),
+    ({"group": "../reviewer"}, "group"),
+    ({"mine": "yes please"}, "mine"),
+    ({"mine": "2"}, "mine"),
+    ({"deadline_before": "tomorrow"}, "deadline_before"),
+    ({"deadline_before": "2026-01-31"}, "deadline_before"),
+    ({"deadline_before": "2026-01-31T17:00:00"}, "deadline_before"),
+    ({"deadline_before": "2026-13-31T17:00:00Z"}, "deadline_before"),
+    ({"deadline_before": "9" * 5000}, "deadline_before"),
+    ({"asked_by": "a" * 5000}, "asked_by"),
+    ({"asked_by": "requester1\r\n"}, "asked_by"),
 ]
 
 
@@ -76,4 +90,4 @@ async def test_good_parameters_still_work(client_as):
     page = await client_as("reviewer1").http.get(
         "/inbox", params={"limit": "500", "agent": "support", "tool": "issue_refund"}
     )
-    assert set(page) == {"items", "next_cursor", "total"}
+    assert set(page) == {"items", "next_cursor", "total", "counts"}

@@ -1,7 +1,7 @@
 """The watcher among replicas: only the holder of the `watcher` lease acts in a pass.
 
 Two watchers (as two replicas would run) over one business database and a stand-in inbox
-index with one waiting thread: in each pass exactly one of them looks at the thread; when
+table with one waiting thread: in each pass exactly one of them looks at the thread; when
 the leader stops renewing and its lease expires, the other takes over with a higher token.
 No server needed: the index and the per-thread work are replaced, the lease is real.
 """
@@ -20,7 +20,7 @@ from server.coordination.watcher import Watcher
 from services.database import connect
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import AsyncIterator, Iterator
 
     from sqlalchemy import Engine
 
@@ -28,7 +28,7 @@ LEASE_SECONDS = 0.6
 
 
 class OneThreadIndex:
-    """Stands in for the pending index: one waiting thread; counts the refreshes."""
+    """Stands in for the inbox table: one waiting thread, new in every pass; counts the refreshes."""
 
     def __init__(self) -> None:
         self.refreshes = 0
@@ -37,8 +37,21 @@ class OneThreadIndex:
     async def refresh(self, _client: object) -> None:
         self.refreshes += 1
 
-    def threads(self) -> list[Any]:
-        return [self.entry]
+    def to_watch(self, _now: object, _unanswerable: object) -> dict[str, set[str]]:
+        return {"t-1": {"new"}}
+
+    async def entries(self, _client: object, thread_ids: Any) -> AsyncIterator[Any]:
+        for _ in thread_ids:
+            yield self.entry
+
+    def announced(self, _thread_id: str, _ids: object) -> list[dict[str, Any]]:
+        return []
+
+    def groups_waiting(self) -> dict[str, int]:
+        return {}
+
+    def owners_asked(self) -> set[str]:
+        return set()
 
 
 @pytest.fixture
@@ -52,7 +65,7 @@ def engine(tmp_path) -> Iterator[Engine]:
 @pytest.fixture
 def index(monkeypatch) -> OneThreadIndex:
     stand_in = OneThreadIndex()
-    monkeypatch.setattr(watcher, "INDEX", stand_in)
+    monkeypatch.setattr(watcher, "TABLE", stand_in)
     return stand_in
 
 

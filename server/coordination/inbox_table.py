@@ -1,0 +1,465 @@
+"""The inbox's rows in the layer's own store (`hitl_inbox`): one per pending call, shared by every replica.
+
+The runtime (LangGraph's threads) stays the truth; the table is what the inbox, the watcher and the
+metrics read, so a replica keeps nothing per pending approval in memory and reads nothing
+proportional to the queue at start. Rows are written from the runtime, never from a client:
+
+- **Marks** (the request path). Every run, state write or delete that goes through this
+  process's auth handlers marks its thread (other replicas' marks arrive by
+  `server.coordination.broadcast`); the marked threads are read again (one `threads.search(ids=...)`)
+  until they settle, by the next inbox read and by a loop every `MARKS_EVERY_SECONDS`, and their
+  rows replaced: a pause is listed on every replica within a second.
+- **A decision** removes the rows of what it answers in its own transaction
+  (`server.decisions.store.accept`); a row of an interrupt an accepted decision holds is never written.
+- **Repair** (each watcher pass, on any replica): the threads the runtime changed since the shared
+  watermark (`hitl_inbox_seen`), newest first, so a pause whose replica died before it wrote the
+  row is listed on the next pass; a pass costs what changed, not what waits. A store that never
+  had rows (a new one, or one an older release kept in memory) is filled once from every
+  interrupted thread.
+
+Not for building a row (`inbox_rows`) or serving a page of them (`inbox`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy import delete, func, insert, select, update
+
+from hitl.recently_used import RecentlyUsed
+from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of, rows_of
+from server.identity.access import as_server
+from server.ledger import storage
+from server.ledger.storage import decided_interrupts, inbox, inbox_seen, store_marks
+from server.records import threads
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterable
+
+    from langgraph_sdk.client import LangGraphClient
+    from sqlalchemy import Connection, Engine
+
+    from server.decisions.pending import Pending
+    from server.records.threads import Escalation
+
+logger = logging.getLogger(__name__)
+
+LISTED_KEPT = 100_000
+"""When rows this process read started waiting, for the decision-time metric (`listed_at`)."""
+WATCH_BATCH = 500
+"""At most this many threads of each kind (new, due, unanswerable) per watcher pass; the rest the next."""
+FILLED = "inbox-filled"
+"""The mark (`hitl_store_marks`) of a store whose rows were once filled from every interrupted thread."""
+CHANGES = "changes"
+
+
+class Sharing(Protocol):
+    """Where this process's marks and escalations go to the other replicas (`broadcast.Broadcast`)."""
+
+    def mark(self, thread_id: str, at: datetime) -> None:
+        """Tell the others that `thread_id` changed at `at`."""
+
+    def escalate(self, escalation: Escalation) -> None:
+        """Tell the others of an escalation."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One interrupted thread as the runtime has it now: its record, what waits on it, its escalations."""
+
+    thread: dict[str, Any]
+    pending: list[Pending]
+    escalations: dict[str, Escalation]
+
+
+_listed: RecentlyUsed[tuple[str, str], str] = RecentlyUsed(LISTED_KEPT)
+
+
+def listed(thread_id: str, interrupt_id: str, created_at: str) -> None:
+    """This process read a row of `interrupt_id` that has waited since `created_at`."""
+    _listed.put((thread_id, interrupt_id), created_at)
+
+
+def listed_at(thread_id: str, interrupt_id: str) -> str | None:
+    """When `interrupt_id` started waiting, if this process read one of its rows lately."""
+    return _listed.get((thread_id, interrupt_id))
+
+
+def utc_stamp(stamp: object) -> str | None:
+    """`stamp` (ISO, or a datetime) as a UTC ISO string that sorts as time does; None if unreadable."""
+    if isinstance(stamp, datetime):
+        moment = stamp
+    elif isinstance(stamp, str) and stamp:
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            return None
+    else:
+        return None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def decided_by(deciders: Iterable[str]) -> str:
+    """The `decided_by` of a row: its one decider (a group, or `owner`); several joined by `+`.
+
+    A turn's calls have one decider each (`hitl.gate.batched`); a row needing several people at
+    once (an older release's batch) is in no one's inbox and is answered on its thread.
+    """
+    return "+".join(sorted(deciders))
+
+
+def _approved(row: dict[str, Any]) -> str:
+    approvals = row.get("approvals") or {}
+    people = approvals.get("approved_by") or [] if isinstance(approvals, dict) else []
+    return "," + "".join(f"{person}," for person in people)
+
+
+def table_rows(entry: Entry, now: float) -> list[dict[str, Any]]:
+    """The `hitl_inbox` rows of one interrupted thread (its `noticed` left to the writer)."""
+    thread_id = str(entry.thread["thread_id"])
+    rows = []
+    for row, kept in rows_of(entry.thread, entry.pending, entry.escalations):
+        group = decided_by(kept.deciders)
+        served = {**row, "group": group, "created_at": utc_stamp(row["created_at"]) or ""}
+        rows.append(
+            {
+                "thread_id": thread_id,
+                "interrupt_id": row["interrupt_id"],
+                "action_index": row["action_index"],
+                "created_at": served["created_at"],
+                "decided_by": group,
+                "owner": kept.owner,
+                "agent": kept.agent,
+                "graph_id": kept.graph_id,
+                "tool": kept.tool,
+                "deadline": utc_stamp(row["deadline"]),
+                "approved_by": _approved(row),
+                "row": json.dumps(served, default=str),
+                "written_at": now,
+            }
+        )
+    return rows
+
+
+def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
+    """Make `thread_id`'s rows those of `entry` (None: none) in `conn`'s transaction; how many there are.
+
+    A row keeps when it was first listed and whether it was announced; an interrupt an accepted
+    decision holds (`hitl_decided_interrupts`) gets no row.
+    """
+    rows = table_rows(entry, time.time()) if entry is not None else []
+    held: set[str] = set()
+    if rows:
+        ids = {row["interrupt_id"] for row in rows}
+        held = set(
+            conn.scalars(
+                select(decided_interrupts.c.interrupt_id).where(decided_interrupts.c.interrupt_id.in_(ids))
+            )
+        )
+    known = {
+        (r.interrupt_id, r.action_index): r
+        for r in conn.execute(
+            select(inbox.c.interrupt_id, inbox.c.action_index, inbox.c.created_at, inbox.c.noticed).where(
+                inbox.c.thread_id == thread_id
+            )
+        )
+    }
+    kept = []
+    for row in rows:
+        if row["interrupt_id"] in held:
+            continue
+        earlier = known.get((row["interrupt_id"], row["action_index"]))
+        row["noticed"] = earlier.noticed if earlier is not None else 0
+        if earlier is not None and earlier.created_at:
+            row["created_at"] = earlier.created_at
+            served = json.loads(row["row"])
+            row["row"] = json.dumps({**served, "created_at": earlier.created_at}, default=str)
+        kept.append(row)
+        listed(thread_id, row["interrupt_id"], row["created_at"])
+    if known:
+        conn.execute(delete(inbox).where(inbox.c.thread_id == thread_id))
+    if kept:
+        conn.execute(insert(inbox), kept)
+    return len(kept)
+
+
+def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> None:
+    """Take the rows of `interrupt_ids` out of the inbox, in the transaction that decided them."""
+    conn.execute(
+        delete(inbox).where(inbox.c.thread_id == thread_id, inbox.c.interrupt_id.in_(list(interrupt_ids)))
+    )
+    TABLE.version += 1
+
+
+class InboxTable:
+    """Keeps `hitl_inbox` current from the runtime; see the module docstring for how."""
+
+    CHANGES_PAGE = 200
+    FIRST_CHANGES = 8
+    """A pass in which little changed asks the runtime for this many threads only."""
+    SETTLE_SECONDS = 120.0
+    """A mark whose thread never moved (a refused or failed run) is dropped after this long."""
+    MARKS_EVERY_SECONDS = 0.25
+
+    def __init__(self, engine: Engine | None = None) -> None:
+        """Write to `engine` (the layer's own store by default)."""
+        self._engine = engine
+        self.marks: dict[str, datetime] = {}
+        self.filled = False
+        """Whether this process saw the store filled (`FILLED`): until then its first read fills it."""
+        self.version = 0
+        """Bumped by every write of this process (the inbox's short-lived count cache reads it)."""
+        self._lock = asyncio.Lock()
+        self.broadcast: Sharing | None = None
+        """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
+
+    @property
+    def engine(self) -> Engine:
+        """The store the rows are in (made ready on first use; blocking)."""
+        return storage.using(self._engine)
+
+    def mark(self, thread_id: str, *, at: datetime | None = None, share: bool = True) -> None:
+        """Something is changing `thread_id` (since `at`, now by default): read it again until it settles.
+
+        A mark made here is also sent to the other replicas (`share`); theirs arrive with `share` off.
+        """
+        at = at or datetime.now(UTC)
+        if (known := self.marks.get(thread_id)) is None or known < at:
+            self.marks[thread_id] = at
+        if share and self.broadcast is not None:
+            self.broadcast.mark(thread_id, at)
+
+    def escalate(self, escalation: Escalation, *, share: bool = True) -> None:
+        """`escalation` was recorded (here, or on another replica when `share` is off): its rows change."""
+        if share and self.broadcast is not None:
+            self.broadcast.escalate(escalation)
+        self.mark(escalation.thread_id, share=False)
+
+    async def sync(self, client: LangGraphClient) -> None:
+        """The request path: a store never filled, filled (once); the marked threads' rows, current."""
+        if self.filled and not self.marks:
+            return
+        async with self._lock:
+            if not self.filled:
+                if await asyncio.to_thread(self._seen) is None:
+                    await self._fill(client)
+                self.filled = True
+            await self._read_marked(client)
+
+    async def refresh(self, client: LangGraphClient) -> None:
+        """A watcher pass: a new store filled once, else the threads changed since the last; the marks."""
+        async with self._lock:
+            seen = await asyncio.to_thread(self._seen)
+            if seen is None:
+                await self._fill(client)
+            else:
+                await self._read_changes(client, seen)
+            self.filled = True
+            await self._read_marked(client)
+
+    async def keep_marks_read(self, client: LangGraphClient) -> None:
+        """Read the marked threads every `MARKS_EVERY_SECONDS` until cancelled (the server's lifespan)."""
+        while True:
+            try:
+                with as_server():
+                    await self.sync(client)
+            except Exception:
+                logger.exception("inbox: reading the marked threads failed; trying again")
+            await asyncio.sleep(self.MARKS_EVERY_SECONDS)
+
+    async def entries(self, client: LangGraphClient, thread_ids: Iterable[str]) -> AsyncIterator[Entry]:
+        """The runtime's current record of each of `thread_ids` still interrupted (its rows replaced too)."""
+        wanted = list(dict.fromkeys(thread_ids))
+        for start in range(0, len(wanted), SEARCH_PAGE):
+            ids = wanted[start : start + SEARCH_PAGE]
+            page = await client.threads.search(ids=ids, limit=len(ids), select=FIELDS)  # type: ignore[arg-type]
+            found = {str(t["thread_id"]): dict(t) for t in page}
+            for thread_id in ids:
+                entry = await self._read(client, thread_id, found.get(thread_id))
+                if entry is not None:
+                    yield entry
+
+    def counts_by_tool(self) -> dict[tuple[str, str], int]:
+        """How many rows wait, by tool and the group that decides them (blocking; an index scan)."""
+        query = select(inbox.c.tool, inbox.c.decided_by, func.count()).group_by(
+            inbox.c.tool, inbox.c.decided_by
+        )
+        with self.engine.connect() as conn:
+            return {(str(tool or "")[:100], str(group)): int(n) for tool, group, n in conn.execute(query)}
+
+    def to_watch(self, now: datetime, unanswerable: set[str]) -> dict[str, set[str]]:
+        """The threads a watcher pass looks at, each with why (new, due, unanswerable); blocking.
+
+        Rows not yet announced, past their deadline, or decided by one of `unanswerable` (groups,
+        or `owner:<name>`): each kind read by its own index, at most `WATCH_BATCH` threads.
+        """
+        due = utc_stamp(now) or ""
+        groups = {u for u in unanswerable if not u.startswith("owner:")}
+        owners = {u.removeprefix("owner:") for u in unanswerable - groups}
+        found: dict[str, set[str]] = {}
+        kinds = [("new", inbox.c.noticed == 0), ("due", inbox.c.deadline <= due)]
+        if groups:
+            kinds.append(("unanswerable", inbox.c.decided_by.in_(groups)))
+        if owners:
+            kinds.append(("unanswerable", (inbox.c.decided_by == "owner") & inbox.c.owner.in_(owners)))
+        with self.engine.connect() as conn:
+            for why, where in kinds:
+                query = select(inbox.c.thread_id).where(where).distinct().limit(WATCH_BATCH)
+                for thread_id in conn.scalars(query):
+                    found.setdefault(thread_id, set()).add(why)
+        return found
+
+    def groups_waiting(self) -> dict[str, int]:
+        """Every `decided_by` that has rows, and how many (blocking; a whole-index scan: not every pass)."""
+        query = select(inbox.c.decided_by, func.count()).group_by(inbox.c.decided_by)
+        with self.engine.connect() as conn:
+            return {str(group): int(n) for group, n in conn.execute(query)}
+
+    def owners_asked(self) -> set[str]:
+        """Every owner a question waits for (blocking; not every pass)."""
+        query = select(inbox.c.owner).where(inbox.c.decided_by == "owner").distinct()
+        with self.engine.connect() as conn:
+            return {str(owner) for owner in conn.scalars(query) if owner is not None}
+
+    def announced(self, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """Mark the rows of `interrupt_ids` announced; the rows that were not yet (blocking)."""
+        where = (
+            (inbox.c.thread_id == thread_id)
+            & inbox.c.interrupt_id.in_(list(interrupt_ids))
+            & (inbox.c.noticed == 0)
+        )
+        with self.engine.begin() as conn:
+            rows = [json.loads(r) for r in conn.scalars(select(inbox.c.row).where(where))]
+            conn.execute(update(inbox).where(where).values(noticed=1))
+        return rows
+
+    def _seen(self) -> str | None:
+        """How far the watchers read the runtime's changes; None for a store never filled."""
+        with self.engine.connect() as conn:
+            filled = conn.scalar(select(store_marks.c.mark).where(store_marks.c.mark == FILLED))
+            seen = conn.scalar(select(inbox_seen.c.seen_until).where(inbox_seen.c.name == CHANGES))
+        return None if filled is None else (seen or "")
+
+    def _saw(self, stamp: str, *, filled: bool = False) -> None:
+        """Move the shared watermark on to `stamp` (never back); mark the store filled once."""
+        with self.engine.begin() as conn:
+            current = conn.scalar(select(inbox_seen.c.seen_until).where(inbox_seen.c.name == CHANGES))
+            if current is None:
+                conn.execute(insert(inbox_seen).values(name=CHANGES, seen_until=stamp))
+            elif stamp > current:
+                conn.execute(update(inbox_seen).where(inbox_seen.c.name == CHANGES).values(seen_until=stamp))
+            if filled:
+                with contextlib.suppress(Exception), conn.begin_nested():  # another replica filled it too
+                    conn.execute(insert(store_marks).values(mark=FILLED, made_at=time.time()))
+
+    async def _fill(self, client: LangGraphClient) -> None:
+        """Every interrupted thread's rows, once per store (read in pages; a store's first pass only)."""
+        newest = await _newest(client)
+        started = time.monotonic()
+        count = 0
+        async for thread in interrupted_threads(client):
+            await self._read(client, str(thread["thread_id"]), thread)
+            count += 1
+        await asyncio.to_thread(self._saw, newest, filled=True)
+        logger.info("inbox: filled from %d interrupted threads in %.1f s", count, time.monotonic() - started)
+
+    async def _read_changes(self, client: LangGraphClient, seen: str) -> None:
+        """The threads updated since `seen`, newest first, in pages that grow from `FIRST_CHANGES`."""
+        offset, newest, limit = 0, seen, self.FIRST_CHANGES
+        while True:
+            page = await client.threads.search(
+                sort_by="updated_at",
+                sort_order="desc",
+                limit=limit,
+                offset=offset,
+                select=FIELDS,  # type: ignore[arg-type]
+            )
+            for thread in map(dict, page):
+                stamp = str(thread.get("updated_at") or "")
+                if stamp < seen:
+                    break
+                newest = max(newest, stamp)
+                thread_id = str(thread["thread_id"])
+                if stamp > seen or not await asyncio.to_thread(self._listed, thread_id, thread):
+                    await self._read(client, thread_id, thread)
+            else:
+                if len(page) == limit:
+                    offset, limit = offset + limit, min(limit * 4, self.CHANGES_PAGE)
+                    continue
+            break
+        if newest != seen:
+            await asyncio.to_thread(self._saw, newest)
+
+    def _listed(self, thread_id: str, thread: dict[str, Any]) -> bool:
+        """Whether the table already agrees with `thread` (the one at the watermark, read each pass)."""
+        with self.engine.connect() as conn:
+            has_rows = conn.scalar(select(inbox.c.thread_id).where(inbox.c.thread_id == thread_id).limit(1))
+        return (has_rows is not None) == (thread.get("status") == "interrupted")
+
+    async def _read_marked(self, client: LangGraphClient) -> None:
+        marked = list(self.marks)
+        async for _ in self.entries(client, marked):
+            pass
+
+    async def _read(
+        self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None
+    ) -> Entry | None:
+        """Replace `thread_id`'s rows with what the runtime has now (None: it is gone); settle its mark."""
+        entry = None
+        if thread is not None and thread.get("status") == "interrupted":
+            try:
+                pending = await pending_of(client, thread)
+                escalations = await threads.escalations_of(client, thread_id)
+            except Exception:  # one unreadable thread keeps its old rows; the others are read
+                logger.exception("inbox: could not read thread %s", thread_id)
+                return None
+            entry = Entry(
+                thread, pending, {i: e for i, e in escalations.items() if i in {p.id for p in pending}}
+            )
+        try:
+            await asyncio.to_thread(self._write, thread_id, entry)
+        except Exception:  # a thread the table cannot take is skipped, never the whole inbox
+            logger.exception("inbox: skipping thread %s, its rows could not be written", thread_id)
+            return None
+        if thread is None:
+            self.marks.pop(thread_id, None)
+        else:
+            self._settle(thread)
+        return entry
+
+    def _write(self, thread_id: str, entry: Entry | None) -> None:
+        def once() -> int:
+            with self.engine.begin() as conn:
+                return replace_rows(conn, thread_id, entry)
+
+        storage.retrying(once, f"inbox rows of {thread_id}")
+        self.version += 1
+
+    def _settle(self, thread: dict[str, Any]) -> None:
+        thread_id = str(thread["thread_id"])
+        marked = self.marks.get(thread_id)
+        if marked is None or thread.get("status") == "busy":
+            return
+        stamp = thread.get("updated_at")
+        try:
+            moved = stamp is not None and datetime.fromisoformat(str(stamp)) >= marked
+        except ValueError:
+            moved = True
+        if moved or (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
+            del self.marks[thread_id]
+
+
+async def _newest(client: LangGraphClient) -> str:
+    page = await client.threads.search(sort_by="updated_at", sort_order="desc", limit=1, select=FIELDS)  # type: ignore[arg-type]
+    return str(page[0].get("updated_at") or "") if page else ""
+
+
+TABLE = InboxTable()

@@ -1,0 +1,142 @@
+"""The inbox table's rows and pages on a real SQLite store: scope, keyset order, counts, what a rewrite keeps.
+
+Rows come from thread records as the runtime lists them (`Pending.from_thread`); pages are read as
+`GET /inbox` reads them (`inbox.read_page`, `inbox.read_counts`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, insert, select
+
+from server.coordination.inbox import InboxQuery, encode_cursor, read_counts, read_page
+from server.coordination.inbox_table import Entry, remove, replace_rows, utc_stamp
+from server.decisions.pending import Pending
+from server.identity.users import User
+from server.ledger import storage
+from server.ledger.storage import decided_interrupts, inbox
+
+_serial = itertools.count()
+
+
+@pytest.fixture
+def store(tmp_path):
+    engine = storage.ready(create_engine(f"sqlite:///{tmp_path / 'hitl.db'}"))
+    yield engine
+    engine.dispose()
+
+
+def paused(role: str, owner: str = "requester1", minute: int = 0, tool: str = "issue_refund") -> Entry:
+    """A thread paused on one call that `role` decides (`owner`: the thread's owner answers)."""
+    number = next(_serial)
+    value: dict[str, Any] = {
+        "action_requests": [{"name": tool, "args": {"n": number}, "tool_call_id": f"call-{number}"}],
+        "review_configs": [{"action_name": tool, "allowed_decisions": ["approve"], "required_role": role}],
+    }
+    thread = {
+        "thread_id": f"t-{number:04d}",
+        "updated_at": f"2026-12-05T08:{minute:02d}:00+00:00",
+        "metadata": {"owner": owner, "graph_id": "support"},
+        "status": "interrupted",
+        "interrupts": {"task": [{"id": f"i-{number}", "value": value}]},
+    }
+    return Entry(thread, Pending.from_thread(thread), {})
+
+
+def put(store, *entries: Entry) -> None:
+    for entry in entries:
+        with store.begin() as conn:
+            replace_rows(conn, entry.thread["thread_id"], entry)
+
+
+def page(store, user: User, **params: str) -> tuple[list[str], bool]:
+    rows, more = read_page(store, user, InboxQuery.from_params(params))
+    return [row["thread_id"] for row in rows], more
+
+
+REVIEWER = User("reviewer1", "reviewer")
+SUPERVISOR = User("supervisor1", "supervisor")
+OWNER = User("requester1", "requester")
+
+
+def test_each_caller_sees_what_they_may_decide_once_and_oldest_first(store):
+    """scope: groups and own questions, merged in created_at order; a supervisor's two groups, no repeats."""
+    by_reviewer, by_supervisor = paused("reviewer", minute=3), paused("supervisor", minute=1)
+    question = paused("owner", minute=2)
+    put(store, by_reviewer, by_supervisor, question)
+    reviewers, supervisors, owners = (e.thread["thread_id"] for e in (by_reviewer, by_supervisor, question))
+    assert page(store, SUPERVISOR, limit="50") == ([supervisors, reviewers], False)
+    assert page(store, REVIEWER, limit="50") == ([reviewers], False)
+    assert page(store, OWNER, limit="50") == ([owners], False)
+    assert page(store, User("requester2", "requester"), limit="50") == ([], False)
+    assert read_counts(store, SUPERVISOR, InboxQuery()) == (2, {"reviewer": 1, "supervisor": 1})
+    assert read_counts(store, OWNER, InboxQuery()) == (1, {"owner": 1})
+
+
+def test_keyset_pages_walk_every_row_once_across_groups(store):
+    """cursor: pages of 3 over 10 rows of two groups cover each once, in order, and say when they end."""
+    entries = [paused("reviewer" if i % 2 else "supervisor", minute=i) for i in range(10)]
+    put(store, *entries)
+    seen: list[str] = []
+    params: dict[str, str] = {"limit": "3"}
+    while True:
+        rows, more = read_page(store, SUPERVISOR, InboxQuery.from_params(params))
+        seen += [row["thread_id"] for row in rows]
+        if not more:
+            break
+        last = rows[-1]
+        params["cursor"] = encode_cursor(last)
+    assert seen == [e.thread["thread_id"] for e in entries]
+
+
+def test_a_rewrite_keeps_when_a_row_was_first_listed_and_that_it_was_announced(store):
+    """replace: the thread read again later keeps its row's created_at and noticed flag."""
+    entry = paused("reviewer", minute=5)
+    put(store, entry)
+    with store.begin() as conn:
+        conn.execute(inbox.update().values(noticed=1))
+    later = Entry({**entry.thread, "updated_at": "2026-12-05T09:59:00+00:00"}, entry.pending, {})
+    put(store, later)
+    with store.connect() as conn:
+        [(created, noticed)] = conn.execute(select(inbox.c.created_at, inbox.c.noticed)).all()
+    assert (created, noticed) == (utc_stamp("2026-12-05T08:05:00+00:00"), 1)
+
+
+def test_an_interrupt_an_accepted_decision_holds_gets_no_row_and_a_decision_removes_its_own(store):
+    """claims: a held interrupt is not listed again; `remove` takes out only the decided interrupt's rows."""
+    held, other = paused("reviewer"), paused("reviewer")
+    with store.begin() as conn:
+        conn.execute(insert(decided_interrupts).values(interrupt_id=held.pending[0].id, decision_id="d-1"))
+    put(store, held, other)
+    assert page(store, REVIEWER, limit="50")[0] == [other.thread["thread_id"]]
+    with store.begin() as conn:
+        remove(conn, other.thread["thread_id"], [other.pending[0].id])
+    assert page(store, REVIEWER, limit="50")[0] == []
+
+
+def test_filters_narrow_inside_the_scope(store):
+    """filters: tool, asked_by, group; a group that is not the caller's lists nothing."""
+    refund = paused("reviewer", tool="issue_refund")
+    email = paused("reviewer", owner="requester2", tool="send_email")
+    put(store, refund, email)
+    assert page(store, REVIEWER, tool="send_email")[0] == [email.thread["thread_id"]]
+    assert page(store, REVIEWER, asked_by="requester2")[0] == [email.thread["thread_id"]]
+    assert page(store, REVIEWER, group="supervisor")[0] == []
+    assert read_counts(store, REVIEWER, InboxQuery(tool="send_email"))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("2026-12-05T09:00:00+01:00", "2026-12-05T08:00:00.000000+00:00"),
+        ("2026-12-05T08:00:00", "2026-12-05T08:00:00.000000+00:00"),
+        ("not a time", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_stamps_are_stored_in_utc_so_they_sort_as_time_does(raw, expected):
+    assert utc_stamp(raw) == expected
