@@ -2,9 +2,11 @@
 
 Rows go straight into `hitl_inbox` (the layer's schema, `server.ledger.storage.inbox`) on a
 PostgreSQL database of the bench's own, by COPY, indexes built after; then the layer's own page
-function (`server.coordination.inbox_table`) is timed for a reviewer's groups, on the first
-page and on a page half way down the reviewer's queue, and the SQL it sent is run again under
-`EXPLAIN (ANALYZE, BUFFERS)` into `bench/inbox_table_plans.md`. No server: the query and its plan only.
+query (`server.coordination.inbox.read_page`) is timed for a reviewer and a supervisor (their
+groups and their own questions), on the first page and on a page half way down the reader's
+queue, and so are the counts a served page carries (`read_counts`); the SQL they sent is run again
+under `EXPLAIN (ANALYZE, BUFFERS)` into `inbox_table_plans.md` beside RESULTS.md. No server: the
+queries and their plans only.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import json
 import random
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg import sql
@@ -24,10 +27,12 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.report import Row
 from bench.stats import tail_summary
+from server.coordination.inbox import InboxQuery, read_counts, read_page
+from server.identity.users import User
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
     from rich.progress import Progress
@@ -39,11 +44,11 @@ DATABASE = "bench_inbox"
 PLANS = "inbox_table_plans.md"
 """Where the plans are written, beside RESULTS.md."""
 OTHER_GROUPS = tuple(f"team-{i:02d}" for i in range(20))
-"""Groups of the org besides the roles: a row is decided by one of them, a role, or its owner."""
+"""Groups of the org besides the roles, whose rows the readers may not decide."""
 OWNERS = tuple(f"user-{i:04d}" for i in range(1000))
-REVIEWER = "user-0042"
-REVIEWER_GROUPS = ("reviewer", "team-07")
-"""The reader: a reviewer who is also in one team (and the owner of the rows `user-0042` started)."""
+READERS = (User("user-0042", "reviewer"), User("user-0043", "supervisor"))
+"""Who reads: a reviewer (groups: reviewer) and a supervisor (reviewer, supervisor), each also the
+owner of the questions their identity started."""
 SHARES = (("reviewer", 0.4), ("supervisor", 0.1), ("owner", 0.2))
 """The share of rows each role decides; the rest is spread over `OTHER_GROUPS`."""
 RowKey = tuple[str, str, str, int]
@@ -51,14 +56,6 @@ RowKey = tuple[str, str, str, int]
 PAGE = 50
 STEP = timedelta(milliseconds=100)
 """Rows paused 0.1 s apart, oldest first (a million: 28 hours of pauses)."""
-
-
-@dataclass(frozen=True)
-class Reader:
-    """Who asks for the page: their identity and their groups."""
-
-    identity: str
-    groups: tuple[str, ...]
 
 
 def decider(draw: float, team: int) -> str:
@@ -116,7 +113,7 @@ def inbox_rows(count: int, seed: int = 50) -> Iterator[tuple[Any, ...]]:
         )
 
 
-def visible(row: Sequence[Any], reader: Reader) -> bool:
+def visible(row: Sequence[Any], reader: User) -> bool:
     """Whether `reader` may decide `row` (a tuple of `inbox_rows`): one of their groups, or their own."""
     return row[4] in reader.groups or (row[4] == "owner" and row[5] == reader.identity)
 
@@ -143,16 +140,16 @@ def capture(engine: Engine) -> tuple[Captured, Callable[[], None]]:
     return captured, lambda: event.remove(engine, "before_cursor_execute", record)
 
 
-def fill(url: str, count: int, reader: Reader, progress: Progress) -> tuple[float, RowKey | None]:
+def fill(url: str, count: int, progress: Progress) -> tuple[float, dict[str, RowKey]]:
     """Make `hitl_inbox` in the database at `url`, COPY `count` rows in, build its indexes.
 
-    Returns the seconds taken and the key of the first row `reader` may decide half way down the
-    table (what a page deep into the reader's queue comes after).
+    Returns the seconds taken and, per reader, the key of the first row they may decide half way
+    down the table (what a page deep into their queue comes after).
     """
     task = progress.add_task(f"{count:,} rows into {inbox.name}", total=count)
     columns = sql.SQL(", ").join(sql.Identifier(c.name) for c in inbox.columns)
     dialect = create_engine("postgresql+psycopg://").dialect
-    middle: RowKey | None = None
+    middle: dict[str, RowKey] = {}
     started = time.perf_counter()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(str(CreateTable(inbox, include_foreign_key_constraints=[]).compile(dialect=dialect)))
@@ -161,8 +158,10 @@ def fill(url: str, count: int, reader: Reader, progress: Progress) -> tuple[floa
             with cursor.copy(copy_sql) as copy:
                 for n, row in enumerate(inbox_rows(count), 1):
                     copy.write_row(row)
-                    if middle is None and n > count // 2 and visible(row, reader):
-                        middle = (row[3], row[0], row[1], row[2])
+                    if n > count // 2:
+                        for reader in READERS:
+                            if reader.identity not in middle and visible(row, reader):
+                                middle[reader.identity] = (row[3], row[0], row[1], row[2])
                     if n % 10_000 == 0:
                         progress.update(task, completed=n)
         for index in inbox.indexes:
@@ -172,43 +171,36 @@ def fill(url: str, count: int, reader: Reader, progress: Progress) -> tuple[floa
     return time.perf_counter() - started, middle
 
 
-class PageFunction(Protocol):
-    """One page of the inbox for a reader, after a row key (None: the first page)."""
-
-    def __call__(self, engine: Engine, reader: Reader, after: RowKey | None, limit: int) -> Sequence[Any]:
-        """The page's rows."""
+Query = Callable[["Engine", User, "RowKey | None"], object]
+"""One read of the inbox table for a reader, after a row key (None: from the start)."""
 
 
-def layer_page() -> PageFunction | None:
-    """The layer's own page query (`server.coordination.inbox_table.page`), None before it exists."""
-    try:
-        from server.coordination import inbox_table  # type: ignore[attr-defined]  # noqa: PLC0415  (lands with the inbox table)
-    except ImportError:
-        return None
-
-    def page(engine: Engine, reader: Reader, after: RowKey | None, limit: int) -> Sequence[Any]:
-        return inbox_table.page(engine, list(reader.groups), reader.identity, None, after, limit)  # type: ignore[attr-defined]
-
-    return page
+def page(engine: Engine, reader: User, after: RowKey | None) -> object:
+    """The layer's page query: `PAGE` rows for `reader` after `after`."""
+    return read_page(engine, reader, InboxQuery(limit=PAGE, after=after))
 
 
-def timed_pages(page: PageFunction, engine: Engine, after: RowKey | None, repeats: int) -> list[float]:
-    """Seconds per call of `page` for `REVIEWER` after `after`, `repeats` times (one untimed first)."""
-    reader = Reader(REVIEWER, REVIEWER_GROUPS)
-    page(engine, reader, after, PAGE)
+def counts(engine: Engine, reader: User, _after: RowKey | None) -> object:
+    """The counts a served page carries: the reader's total and their rows per group."""
+    return read_counts(engine, reader, InboxQuery(limit=PAGE))
+
+
+def timed(query: Query, engine: Engine, reader: User, after: RowKey | None, repeats: int) -> list[float]:
+    """Seconds per call of `query`, `repeats` times after one untimed call."""
+    query(engine, reader, after)
     samples = []
     for _ in range(repeats):
         started = time.perf_counter()
-        page(engine, reader, after, PAGE)
+        query(engine, reader, after)
         samples.append(time.perf_counter() - started)
     return samples
 
 
-def explained(page: PageFunction, engine: Engine, after: RowKey | None) -> list[str]:
-    """`EXPLAIN (ANALYZE, BUFFERS)` of each statement on the inbox table that one page call sends."""
+def explained(query: Query, engine: Engine, reader: User, after: RowKey | None) -> list[str]:
+    """`EXPLAIN (ANALYZE, BUFFERS)` of each statement on the inbox table that one call of `query` sends."""
     captured, stop = capture(engine)
     try:
-        page(engine, Reader(REVIEWER, REVIEWER_GROUPS), after, PAGE)
+        query(engine, reader, after)
     finally:
         stop()
     plans = []
@@ -221,33 +213,40 @@ def explained(page: PageFunction, engine: Engine, after: RowKey | None) -> list[
     return plans
 
 
+def readings(
+    engine: Engine, middle: dict[str, RowKey], repeats: int
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Each reader's first page, deep page and counts: their timings and their plans."""
+    found: dict[str, Any] = {}
+    plans: dict[str, list[str]] = {}
+    for reader in READERS:
+        asks: dict[str, tuple[Query, RowKey | None]] = {
+            "first page": (page, None),
+            "page half way down": (page, middle.get(reader.identity)),
+            "counts": (counts, None),
+        }
+        for name, (query, after) in asks.items():
+            key = f"{name} as a {reader.role}"
+            found[key] = tail_summary(timed(query, engine, reader, after, repeats))
+            plans[key] = explained(query, engine, reader, after)
+    return found, plans
+
+
 def measure(count: int, repeats: int, out_dir: Path, progress: Progress) -> dict[str, Any]:
-    """Fill a database of its own with `count` rows, time the first and a deep page, write the plans."""
-    page = layer_page()
-    if page is None:
-        return {"rows": count, "missing": "server.coordination.inbox_table is not on this branch yet"}
+    """Fill a database of its own with `count` rows; time and explain each reader's pages; drop it."""
     name = f"{DATABASE}_{secrets.token_hex(3)}"
     with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     engine = create_engine(f"{POSTGRES.replace('postgresql://', 'postgresql+psycopg://')}/{name}")
     try:
-        seconds, middle = fill(f"{POSTGRES}/{name}", count, Reader(REVIEWER, REVIEWER_GROUPS), progress)
-        first = timed_pages(page, engine, None, repeats)
-        deep = timed_pages(page, engine, middle, repeats)
-        plans = {"first page": explained(page, engine, None), "deep page": explained(page, engine, middle)}
+        seconds, middle = fill(f"{POSTGRES}/{name}", count, progress)
+        found, plans = readings(engine, middle, repeats)
     finally:
         engine.dispose()
         with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
     write_plans(out_dir / PLANS, plans, count)
-    return {
-        "rows": count,
-        "fill_s": seconds,
-        "deep_after": middle,
-        "first_page_s": tail_summary(first),
-        "deep_page_s": tail_summary(deep),
-        "plans": PLANS,
-    }
+    return {"rows": count, "fill_s": seconds, "deep_after": middle, "seconds": found, "plans": PLANS}
 
 
 def write_plans(path: Path, plans: dict[str, list[str]], count: int) -> None:
@@ -257,8 +256,12 @@ def write_plans(path: Path, plans: dict[str, list[str]], count: int) -> None:
         "",
         (
             "Written by `make bench` (section 7): `EXPLAIN (ANALYZE, BUFFERS)` of what "
-            "`server.coordination.inbox_table.page` sent for "
-            f"`{REVIEWER}` in groups {', '.join(REVIEWER_GROUPS)}."
+            "`server.coordination.inbox.read_page` (a page) and `read_counts` (the counts a served page "
+            "carries) sent for "
+            + " and ".join(
+                f"`{r.identity}` ({r.role}, groups {', '.join(sorted(r.groups))})" for r in READERS
+            )
+            + "."
         ),
         "",
     ]
@@ -269,37 +272,37 @@ def write_plans(path: Path, plans: dict[str, list[str]], count: int) -> None:
 
 
 def rows(table: dict[str, Any], target: str) -> list[Row]:
-    """The first-page and deep-page rows (p95; nothing measured before the table exists)."""
+    """p95 of each reader's first page, deep page and counts (no reference: the stock runtime has none)."""
     at = f"{table['rows']:,}"
-    limit = table.get("missing") or (
-        "the page query on the table's indexes for the reader's groups (plans in "
-        f"`bench/{table.get('plans')}`); no reference: the stock runtime has no such table"
+    limit = (
+        "the layer's query on the table's indexes, one part per scope of the reader, merged (plans in "
+        f"`bench/{table['plans']}`); no reference: the stock runtime has no such table"
     )
     return [
         Row(
             "org_scale",
-            f"inbox {which} at {at} rows, p95",
+            f"inbox {name} at {at} rows, p95",
             "ms",
-            table[key]["p95"] * 1000 if key in table else None,
+            summary["p95"] * 1000,
             None,
             limit,
-            target,
+            target if "page" in name else "",
         )
-        for which, key in (("first page", "first_page_s"), ("page half way down", "deep_page_s"))
+        for name, summary in table["seconds"].items()
     ]
 
 
 def notes(table: dict[str, Any]) -> list[str]:
     """What the million-row rows measured."""
-    if "missing" in table:
-        return [f"Inbox table at {table['rows']:,} rows: not measured ({table['missing']})."]
     shares = ", ".join(f"{group} {share:.0%}" for group, share in SHARES)
+    readers = " and ".join(f"`{r.identity}` ({r.role})" for r in READERS)
     return [
         (
             f"Inbox table: {table['rows']:,} rows COPied into `hitl_inbox` on a database of the bench's own "
-            f"({table['fill_s']:.0f} s with its indexes), decided by {shares}, the rest by 20 teams; "
-            f"1,000 owners; read as `{REVIEWER}` in groups {', '.join(REVIEWER_GROUPS)} through "
-            f"`inbox_table.page`, {PAGE} rows a page, the first page and the page after the reader's row "
-            "half way down the table; p95 of the repeats after one untimed call each."
+            f"({table['fill_s']:.0f} s with its indexes), decided by {shares}, the rest by 20 teams the "
+            f"readers are not in; 1,000 owners. Read as {readers} through `server.coordination.inbox`'s "
+            f"`read_page` ({PAGE} rows: the first page, and the page after the reader's first row half way "
+            "down the table) and `read_counts` (what a served page also carries, kept 1 s per reader); "
+            "p95 of the repeats after one untimed call each."
         ),
     ]

@@ -44,8 +44,9 @@ REDIS_DB = 12
 """A Redis database of this section's own (the replica section uses 13, the tests 0)."""
 FILL_REPLICAS = 2
 FILL_WINDOW = 200
-FILL_ENV = {"HITL_WATCH_INTERVAL": "3600"}
-"""The fill's replicas pass rarely: the fill makes approvals, it does not measure the watcher."""
+FILL_ENV = {"HITL_WATCH_INTERVAL": "3600", "PG_POOL_SIZE": "4", "PG_MAX_OVERFLOW": "4"}
+"""The fill's replicas pass rarely (the fill makes approvals, it does not measure the watcher) and keep
+small pools (PostgreSQL's 100 connections are shared with whatever else runs on the machine)."""
 KEPT_NAME = "name"
 """The file in a kept set's folder holding its databases' prefix."""
 
@@ -135,7 +136,7 @@ async def filled_set(workdir: Path, name: str, sizes: BenchSizes, progress: Prog
         found = await at_size(replicas, pending, sizes, progress)
     finally:
         replicas.stop()
-    return {**found, "fill": {"added": fill.added, "seconds": fill.seconds, "per_s": fill.per_second}}
+    return {**found, "fill": {**vars(fill), "per_s": fill.per_second}}
 
 
 def measure(sizes: BenchSizes, progress: Progress) -> Section:

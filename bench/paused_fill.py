@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from langgraph_sdk.errors import InternalServerError
+
 from bench.paused_graph import GRAPH_ID
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ STALL_SECONDS = 120.0
 POLL_SECONDS = 0.5
 SENDERS_PER_CLIENT = 4
 """Requests in flight per replica: enough to keep its HTTP side busy while its workers run."""
+REFUSALS_TOLERATED = 100
+"""Server errors (500: e.g. PostgreSQL out of connections on a shared machine) a fill rides out."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Fill:
 
     added: int
     seconds: float
+    server_errors: int = 0
+    """Requests the server failed (each retried with a new thread after a second)."""
 
     @property
     def per_second(self) -> float:
@@ -51,47 +57,77 @@ async def interrupted(client: LangGraphClient) -> int:
     return await client.threads.count(status="interrupted")
 
 
+async def start_paused(client: LangGraphClient) -> bool:
+    """A new thread and a run of the pausing graph on it; False when the server failed the request."""
+    try:
+        thread = await client.threads.create()
+        await client.runs.create(thread["thread_id"], GRAPH_ID, input={"messages": []})
+    except InternalServerError:
+        return False
+    return True
+
+
+@dataclass
+class _Filling:
+    """One fill under way: how many were sent, how many wait, how many requests the server failed."""
+
+    missing: int
+    window: int
+    sent: int = 0
+    done: int = 0
+    server_errors: int = 0
+
+    async def send(self, client: LangGraphClient) -> None:
+        """Start runs through `client` while some are missing, at most `window` not yet paused."""
+        while self.sent < self.missing:
+            if self.sent - self.done >= self.window:
+                await asyncio.sleep(POLL_SECONDS / 5)
+                continue
+            self.sent += 1
+            if not await start_paused(client):
+                self.server_errors, self.sent = self.server_errors + 1, self.sent - 1
+                await asyncio.sleep(1.0)
+
+    def trouble(self, failed_runs: int, since_progress: float) -> str | None:
+        """Why the fill must stop, if it must."""
+        if failed_runs > 0:
+            return f"{failed_runs} run(s) of {GRAPH_ID} ended in error instead of waiting for approval"
+        if self.server_errors > REFUSALS_TOLERATED:
+            return f"{GRAPH_ID}: the server failed {self.server_errors} requests of the fill"
+        if since_progress > STALL_SECONDS:
+            return (
+                f"{GRAPH_ID}: {self.done}/{self.missing} pending after {STALL_SECONDS:.0f} s without progress"
+            )
+        return None
+
+
 async def fill_paused(
     clients: Sequence[LangGraphClient], total: int, *, window: int, progress: Progress
 ) -> Fill:
     """Start runs of the pausing graph through `clients` until `total` threads wait; how long it took.
 
     Raises:
-        RuntimeError: when a run ends in error, or the count stops rising for `STALL_SECONDS`.
+        RuntimeError: when a run ends in error, the server fails more than `REFUSALS_TOLERATED`
+            requests, or the count stops rising for `STALL_SECONDS`.
     """
     counter = clients[0]
     before, errors_before = await interrupted(counter), await counter.threads.count(status="error")
-    missing = total - before
-    if missing <= 0:
+    filling = _Filling(total - before, window)
+    if filling.missing <= 0:
         return Fill(0, 0.0)
-    task = progress.add_task(f"{missing} pending approvals of {GRAPH_ID}", total=missing)
-    sent = done = 0
+    task = progress.add_task(f"{filling.missing} pending approvals of {GRAPH_ID}", total=filling.missing)
     started = last_progress = time.perf_counter()
 
-    async def send(client: LangGraphClient) -> None:
-        nonlocal sent
-        while sent < missing:
-            if sent - done >= window:
-                await asyncio.sleep(POLL_SECONDS / 5)
-                continue
-            sent += 1
-            thread = await client.threads.create()
-            await client.runs.create(thread["thread_id"], GRAPH_ID, input={"messages": []})
-
     async def count() -> None:
-        nonlocal done, last_progress
-        while done < missing:
+        nonlocal last_progress
+        while filling.done < filling.missing:
             await asyncio.sleep(POLL_SECONDS)
-            now_done = await interrupted(counter) - before
-            if now_done > done:
-                done, last_progress = now_done, time.perf_counter()
-                progress.update(task, completed=done)
-            if (failed := await counter.threads.count(status="error") - errors_before) > 0:
-                msg = f"{failed} run(s) of {GRAPH_ID} ended in error instead of waiting for approval"
-                raise RuntimeError(msg)
-            if time.perf_counter() - last_progress > STALL_SECONDS:
-                msg = f"{GRAPH_ID}: {done}/{missing} pending after {STALL_SECONDS:.0f} s without progress"
-                raise RuntimeError(msg)
+            if (now_done := await interrupted(counter) - before) > filling.done:
+                filling.done, last_progress = now_done, time.perf_counter()
+                progress.update(task, completed=filling.done)
+            failed = await counter.threads.count(status="error") - errors_before
+            if (trouble := filling.trouble(failed, time.perf_counter() - last_progress)) is not None:
+                raise RuntimeError(trouble)
 
-    await asyncio.gather(count(), *(send(clients[i]) for i in senders(len(clients))))
-    return Fill(done, time.perf_counter() - started)
+    await asyncio.gather(count(), *(filling.send(clients[i]) for i in senders(len(clients))))
+    return Fill(filling.done, time.perf_counter() - started, filling.server_errors)

@@ -1,4 +1,4 @@
-"""Section 7's pure parts: the bench graph's configuration, the fill's senders, the million rows, the metrics text, p95.
+"""Section 7's pure parts: the bench graph's configuration, the fill, the million rows, the metrics text, p95.
 
 No server, no database: what the numbers are made from, not the numbers.
 """
@@ -13,7 +13,7 @@ import pytest
 from bench import inbox_table_scale as table
 from bench.org_replicas import bench_config, pass_totals
 from bench.org_scale import kept_name
-from bench.paused_fill import Fill, senders
+from bench.paused_fill import REFUSALS_TOLERATED, STALL_SECONDS, Fill, _Filling, senders
 from bench.paused_graph import GRAPH_ID, approval_value
 from bench.report import Results, Row, Section
 from bench.served import repo_config
@@ -24,7 +24,7 @@ from server.runtime.replicas import CONFIG
 
 
 def test_the_bench_graph_is_served_only_by_the_bench_configuration(tmp_path):
-    """The copy of langgraph.replicas.json adds `bench_pause` with absolute dependencies; the product's files do not."""
+    """The bench copy of langgraph.replicas.json serves `bench_pause` (absolute paths); the product not."""
     config = json.loads(bench_config(tmp_path).read_text())
     replicas = json.loads(CONFIG.read_text())
     assert config["graphs"] == {**replicas["graphs"], GRAPH_ID: "bench.paused_graph:graph"}
@@ -34,7 +34,7 @@ def test_the_bench_graph_is_served_only_by_the_bench_configuration(tmp_path):
 
 
 def test_the_bench_approval_has_an_answer_contract():
-    """The value the graph interrupts with is a per-call approval a reviewer decides, with a known answer type."""
+    """The graph asks a per-call approval a reviewer decides, whose answer type is known."""
     value = approval_value("t-1")
     assert value["type"] == "tool_approval"
     assert value["required_role"] == "reviewer"
@@ -51,6 +51,16 @@ def test_a_fill_that_added_nothing_has_no_rate():
     """0 added in 0 s is 0 per second, not a division by zero."""
     assert Fill(0, 0.0).per_second == 0.0
     assert Fill(30, 2.0).per_second == pytest.approx(15.0)
+
+
+def test_a_fill_stops_on_a_failed_run_too_many_server_errors_or_a_stall():
+    """A run in error, more server errors than tolerated, or no progress for the stall time stops it."""
+    filling = _Filling(missing=10, window=5)
+    assert filling.trouble(0, 1.0) is None
+    assert "ended in error" in (filling.trouble(1, 1.0) or "")
+    assert "without progress" in (filling.trouble(0, STALL_SECONDS + 1) or "")
+    filling.server_errors = REFUSALS_TOLERATED + 1
+    assert "failed" in (filling.trouble(0, 1.0) or "")
 
 
 def test_million_rows_fit_the_table_and_come_oldest_first():
@@ -75,24 +85,24 @@ def test_deciders_follow_the_shares():
 
 
 def test_a_reader_sees_their_groups_and_their_own_questions():
-    """Rows of the reader's groups, and owner rows only when the reader owns them."""
-    reader = table.Reader("user-0042", ("reviewer", "team-07"))
+    """Rows of the reader's groups (a supervisor's include the reviewers'), owner rows only their own."""
+    reviewer, supervisor = table.READERS
     row = ["t", "i", 0, "2026", "reviewer", "user-0001"]
-    assert table.visible(row, reader)
-    assert not table.visible([*row[:4], "supervisor", "user-0042"], reader)
-    assert table.visible([*row[:4], "owner", "user-0042"], reader)
-    assert not table.visible([*row[:4], "owner", "user-0001"], reader)
+    assert table.visible(row, reviewer)
+    assert table.visible(row, supervisor)
+    assert not table.visible([*row[:4], "supervisor", reviewer.identity], reviewer)
+    assert table.visible([*row[:4], "owner", reviewer.identity], reviewer)
+    assert not table.visible([*row[:4], "owner", "user-0001"], reviewer)
+    assert not table.visible([*row[:4], "team-07", "user-0001"], supervisor)
 
 
 def test_pass_totals_read_the_cpu_clock_only():
     """The sum and count of `hitl_watcher_pass_seconds{clock="cpu"}`; the wall clock's are ignored."""
-    text = "\n".join(
-        [
-            'hitl_watcher_pass_seconds_sum{clock="wall"} 9.5',
-            'hitl_watcher_pass_seconds_count{clock="wall"} 4.0',
-            'hitl_watcher_pass_seconds_sum{clock="cpu"} 0.25',
-            'hitl_watcher_pass_seconds_count{clock="cpu"} 4.0',
-        ]
+    text = (
+        'hitl_watcher_pass_seconds_sum{clock="wall"} 9.5\n'
+        'hitl_watcher_pass_seconds_count{clock="wall"} 4.0\n'
+        'hitl_watcher_pass_seconds_sum{clock="cpu"} 0.25\n'
+        'hitl_watcher_pass_seconds_count{clock="cpu"} 4.0'
     )
     assert pass_totals(text) == (0.25, 4)
     assert pass_totals("") == (0.0, 0)
