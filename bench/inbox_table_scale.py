@@ -226,9 +226,10 @@ def readings(
             "counts": (counts, None),
         }
         for name, (query, after) in asks.items():
-            key = f"{name} as a {reader.role}"
-            found[key] = tail_summary(timed(query, engine, reader, after, repeats))
-            plans[key] = explained(query, engine, reader, after)
+            found.setdefault(reader.role, {})[name] = tail_summary(
+                timed(query, engine, reader, after, repeats)
+            )
+            plans[f"{name}, as a {reader.role}"] = explained(query, engine, reader, after)
     return found, plans
 
 
@@ -275,20 +276,22 @@ def rows(table: dict[str, Any], target: str) -> list[Row]:
     """p95 of each reader's first page, deep page and counts (no reference: the stock runtime has none)."""
     at = f"{table['rows']:,}"
     limit = (
-        "the layer's query on the table's indexes, one part per scope of the reader, merged (plans in "
-        f"`bench/{table['plans']}`); no reference: the stock runtime has no such table"
+        "the layer's queries on the table's indexes, one per scope of the reader (a page: merged and cut; "
+        f"counts: per scope and group; plans in `bench/{table['plans']}`); no reference: the stock runtime "
+        "has no such table"
     )
     return [
         Row(
             "org_scale",
-            f"inbox {name} at {at} rows, p95",
+            f"inbox {name} at {at} rows" + ("" if role == "reviewer" else f", as a {role}"),
             "ms",
             summary["p95"] * 1000,
             None,
             limit,
             target if "page" in name else "",
         )
-        for name, summary in table["seconds"].items()
+        for role, found in table["seconds"].items()
+        for name, summary in found.items()
     ]
 
 

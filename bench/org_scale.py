@@ -179,7 +179,7 @@ def section_of(
     section.rows += [
         Row(
             "org_scale",
-            f"inbox first page at {at} pending, p95",
+            f"inbox first page at {at} pending",
             "ms",
             pages["ours"]["p95"] * 1000,
             pages["reference"]["p95"] * 1000,

@@ -1,8 +1,10 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
-`python -m bench --help` lists them. The defaults finish in about 17 minutes on 2 cores,
-most of it making 10,000 real pending approvals (the replica section: about 2); the smoke
-test passes tiny ones. Sizes only: what is measured lives in the section modules.
+`python -m bench --help` lists them. Sections 1-6 finish in about 17 minutes on 2 cores, most
+of it making 10,000 real pending approvals (the replica section: about 2); section 7 makes
+100,000 on a replica set, about 10 per second on a shared 2-core machine (nearly 3 hours;
+`--org-keep DIR` keeps them for the next run, `--only org_scale` runs that section alone). The
+smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class BenchSizes(BaseSettings):
         ge=1,
         description=(
             "Pending approvals on the replica set for section 7 (issue 50): real runs of the bench's "
-            "pausing graph, about 15 per second on 2 cores (100,000: nearly 2 hours)."
+            "pausing graph, about 10 per second on a shared 2-core machine (100,000: nearly 3 hours)."
         ),
     )
     org_table_rows: int = Field(
