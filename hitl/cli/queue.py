@@ -20,27 +20,51 @@ from hitl.contracts.resume import pending_interrupts
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient
 
+Group = Annotated[
+    str | None,
+    typer.Option(
+        help="Only what one of your groups decides (reviewer, supervisor), or owner: your own questions."
+    ),
+]
+Mine = Annotated[
+    bool,
+    typer.Option("--mine", help="Only what waits for you: you may decide it and have not approved it yet."),
+]
+DeadlineBefore = Annotated[
+    str | None, typer.Option(help="Only what is due before this ISO 8601 time, with its timezone.")
+]
+AskedBy = Annotated[str | None, typer.Option(help="Only the threads of this person (the thread's owner).")]
+
 
 def inbox(
     url: Url = DEFAULT_URL,
     token: Token = "",
     agent: Annotated[str | None, typer.Option(help="Only this agent or subagent.")] = None,
     tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    group: Group = None,
+    mine: Mine = False,
+    deadline_before: DeadlineBefore = None,
+    asked_by: AskedBy = None,
     limit: int = 50,
     as_json: AsJson = False,
 ) -> None:
-    """List the pending approvals you may decide, oldest first."""
+    """List the pending approvals you may decide, oldest first, and how many wait for each of your groups."""
     client = connect(url, token)
-    params = {k: v for k, v in {"agent": agent, "tool": tool, "limit": limit}.items() if v is not None}
+    filters = {"agent": agent, "tool": tool, "group": group, "mine": "true" if mine else None}
+    filters |= {"deadline_before": deadline_before, "asked_by": asked_by}
+    params = {name: value for name, value in filters.items() if value is not None}
     try:
-        page = client.http.get("/inbox", params=params)
+        page = client.http.get("/inbox", params={**params, "limit": limit})
     except httpx.HTTPError as error:
         server_error(error)
     if emit(page, as_json):
         return
-    table = Table(title=f"Inbox ({page['total']} waiting)")
+    if counts := group_counts(page.get("counts")):
+        out.print(counts, markup=False)
+    table = Table(title=f"Inbox ({page['total']} {'matching' if params else 'waiting'})")
     table.add_column("thread", no_wrap=True, min_width=36)
-    for column in ("agent", "tool", "what", "decisions", "approvals", "owner", "age", "also waiting"):
+    columns = ("agent", "tool", "what", "decisions", "group", "approvals", "owner", "age", "also waiting")
+    for column in columns:
         table.add_column(column, overflow="fold")
     for item in page["items"]:
         table.add_row(
@@ -49,6 +73,7 @@ def inbox(
             str(item["tool"]),
             str(item["description"])[:60],
             ",".join(item["allowed_decisions"]) or "form",
+            str(item.get("group") or item["required_role"]),
             progress(item.get("approvals")) or "",
             str(item["owner"]),
             f"{item['age_seconds'] / 60:.0f} min",
@@ -56,7 +81,18 @@ def inbox(
         )
     out.print(table)
     if page.get("next_cursor"):
-        out.print(f"more: {page['total'] - len(page['items'])} not shown (--limit, --agent, --tool)")
+        hidden = page["total"] - len(page["items"])
+        out.print(f"more: {hidden} not shown (--limit, --group, --mine, --agent, --tool)")
+
+
+def group_counts(counts: object) -> str:
+    """Your whole inbox per group, in the server's order: 'waiting per group: reviewer 3, supervisor 1'.
+
+    '' when the server sends no counts; `owner` is your own questions.
+    """
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    return "waiting per group: " + ", ".join(f"{group} {count}" for group, count in counts.items())
 
 
 def also_waiting(item: dict[str, Any]) -> str:

@@ -112,6 +112,9 @@ class InboxItem(TypedDict):
     description: str
     allowed_decisions: list[str]
     required_role: Decider
+    group: str
+    """The group that decides this row: a group the caller decides as (the roles `reviewer` and
+    `supervisor` are groups), or `owner` for a question of the caller's own thread."""
     owner: str | None
     created_at: str
     deadline: str | None
@@ -130,6 +133,10 @@ class InboxPage(TypedDict):
     items: list[InboxItem]
     next_cursor: str | None
     total: int
+    """The rows matching the filters, on every page."""
+    counts: dict[str, int]
+    """The caller's whole inbox (not filtered) per group the caller may decide, each row counted
+    once, under its `group` (e.g. `{"reviewer": 3, "supervisor": 1}`; a group with none left out)."""
 
 
 class AuditHead(TypedDict):

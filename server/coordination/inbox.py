@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, func, literal, or_, select, tuple_, union_all
 
 from server.coordination.inbox_rows import RowKey, rows_of
-from server.coordination.inbox_table import TABLE, listed, utc_stamp
+from server.coordination.inbox_table import TABLE
+from server.coordination.inbox_table_rows import listed, utc_stamp, written
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ _counted: dict[tuple[object, ...], tuple[float, int, dict[str, int]]] = {}
 
 def _counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[str, int]]:
     """`read_counts`, kept for `COUNTS_SECONDS` per caller and filters while this process wrote nothing."""
-    key = (TABLE.version, user.identity, tuple(sorted(user.groups)), query.filters)
+    key = (written(), user.identity, tuple(sorted(user.groups)), query.filters)
     now = time.monotonic()
     if (kept := _counted.get(key)) is not None and now - kept[0] < COUNTS_SECONDS:
         return kept[1], kept[2]

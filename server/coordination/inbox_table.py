@@ -17,7 +17,8 @@ proportional to the queue at start. Rows are written from the runtime, never fro
   had rows (a new one, or one an older release kept in memory) is filled once from every
   interrupted thread.
 
-Not for building a row (`inbox_rows`) or serving a page of them (`inbox`).
+It is one concept: the table kept current from the runtime, by each of the three ways above.
+Not for building a row (`inbox_rows`), writing one (`inbox_table_rows`) or serving a page (`inbox`).
 """
 
 from __future__ import annotations
@@ -27,32 +28,28 @@ import contextlib
 import json
 import logging
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 
-from hitl.recently_used import RecentlyUsed
-from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of, rows_of
+from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of
+from server.coordination.inbox_table_rows import Entry, replace_rows, utc_stamp, wrote
 from server.identity.access import as_server
 from server.ledger import storage
-from server.ledger.storage import decided_interrupts, inbox, inbox_seen, store_marks
+from server.ledger.storage import inbox, inbox_seen, store_marks
 from server.records import threads
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterable
 
     from langgraph_sdk.client import LangGraphClient
-    from sqlalchemy import Connection, Engine
+    from sqlalchemy import Engine
 
-    from server.decisions.pending import Pending
     from server.records.threads import Escalation
 
 logger = logging.getLogger(__name__)
 
-LISTED_KEPT = 100_000
-"""When rows this process read started waiting, for the decision-time metric (`listed_at`)."""
 WATCH_BATCH = 500
 """At most this many threads of each kind (new, due, unanswerable) per watcher pass; the rest the next."""
 FILLED = "inbox-filled"
@@ -68,135 +65,6 @@ class Sharing(Protocol):
 
     def escalate(self, escalation: Escalation) -> None:
         """Tell the others of an escalation."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One interrupted thread as the runtime has it now: its record, what waits on it, its escalations."""
-
-    thread: dict[str, Any]
-    pending: list[Pending]
-    escalations: dict[str, Escalation]
-
-
-_listed: RecentlyUsed[tuple[str, str], str] = RecentlyUsed(LISTED_KEPT)
-
-
-def listed(thread_id: str, interrupt_id: str, created_at: str) -> None:
-    """This process read a row of `interrupt_id` that has waited since `created_at`."""
-    _listed.put((thread_id, interrupt_id), created_at)
-
-
-def listed_at(thread_id: str, interrupt_id: str) -> str | None:
-    """When `interrupt_id` started waiting, if this process read one of its rows lately."""
-    return _listed.get((thread_id, interrupt_id))
-
-
-def utc_stamp(stamp: object) -> str | None:
-    """`stamp` (ISO, or a datetime) as a UTC ISO string that sorts as time does; None if unreadable."""
-    if isinstance(stamp, datetime):
-        moment = stamp
-    elif isinstance(stamp, str) and stamp:
-        try:
-            moment = datetime.fromisoformat(stamp)
-        except ValueError:
-            return None
-    else:
-        return None
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def decided_by(deciders: Iterable[str]) -> str:
-    """The `decided_by` of a row: its one decider (a group, or `owner`); several joined by `+`.
-
-    A turn's calls have one decider each (`hitl.gate.batched`); a row needing several people at
-    once (an older release's batch) is in no one's inbox and is answered on its thread.
-    """
-    return "+".join(sorted(deciders))
-
-
-def _approved(row: dict[str, Any]) -> str:
-    approvals = row.get("approvals") or {}
-    people = approvals.get("approved_by") or [] if isinstance(approvals, dict) else []
-    return "," + "".join(f"{person}," for person in people)
-
-
-def table_rows(entry: Entry, now: float) -> list[dict[str, Any]]:
-    """The `hitl_inbox` rows of one interrupted thread (its `noticed` left to the writer)."""
-    thread_id = str(entry.thread["thread_id"])
-    rows = []
-    for row, kept in rows_of(entry.thread, entry.pending, entry.escalations):
-        group = decided_by(kept.deciders)
-        served = {**row, "group": group, "created_at": utc_stamp(row["created_at"]) or ""}
-        rows.append(
-            {
-                "thread_id": thread_id,
-                "interrupt_id": row["interrupt_id"],
-                "action_index": row["action_index"],
-                "created_at": served["created_at"],
-                "decided_by": group,
-                "owner": kept.owner,
-                "agent": kept.agent,
-                "graph_id": kept.graph_id,
-                "tool": kept.tool,
-                "deadline": utc_stamp(row["deadline"]),
-                "approved_by": _approved(row),
-                "row": json.dumps(served, default=str),
-                "written_at": now,
-            }
-        )
-    return rows
-
-
-def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
-    """Make `thread_id`'s rows those of `entry` (None: none) in `conn`'s transaction; how many there are.
-
-    A row keeps when it was first listed and whether it was announced; an interrupt an accepted
-    decision holds (`hitl_decided_interrupts`) gets no row.
-    """
-    rows = table_rows(entry, time.time()) if entry is not None else []
-    held: set[str] = set()
-    if rows:
-        ids = {row["interrupt_id"] for row in rows}
-        held = set(
-            conn.scalars(
-                select(decided_interrupts.c.interrupt_id).where(decided_interrupts.c.interrupt_id.in_(ids))
-            )
-        )
-    known = {
-        (r.interrupt_id, r.action_index): r
-        for r in conn.execute(
-            select(inbox.c.interrupt_id, inbox.c.action_index, inbox.c.created_at, inbox.c.noticed).where(
-                inbox.c.thread_id == thread_id
-            )
-        )
-    }
-    kept = []
-    for row in rows:
-        if row["interrupt_id"] in held:
-            continue
-        earlier = known.get((row["interrupt_id"], row["action_index"]))
-        row["noticed"] = earlier.noticed if earlier is not None else 0
-        if earlier is not None and earlier.created_at:
-            row["created_at"] = earlier.created_at
-            served = json.loads(row["row"])
-            row["row"] = json.dumps({**served, "created_at": earlier.created_at}, default=str)
-        kept.append(row)
-        listed(thread_id, row["interrupt_id"], row["created_at"])
-    if known:
-        conn.execute(delete(inbox).where(inbox.c.thread_id == thread_id))
-    if kept:
-        conn.execute(insert(inbox), kept)
-    return len(kept)
-
-
-def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> None:
-    """Take the rows of `interrupt_ids` out of the inbox, in the transaction that decided them."""
-    conn.execute(
-        delete(inbox).where(inbox.c.thread_id == thread_id, inbox.c.interrupt_id.in_(list(interrupt_ids)))
-    )
-    TABLE.version += 1
 
 
 class InboxTable:
@@ -215,8 +83,6 @@ class InboxTable:
         self.marks: dict[str, datetime] = {}
         self.filled = False
         """Whether this process saw the store filled (`FILLED`): until then its first read fills it."""
-        self.version = 0
-        """Bumped by every write of this process (the inbox's short-lived count cache reads it)."""
         self._lock = asyncio.Lock()
         self.broadcast: Sharing | None = None
         """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
@@ -441,7 +307,7 @@ class InboxTable:
                 return replace_rows(conn, thread_id, entry)
 
         storage.retrying(once, f"inbox rows of {thread_id}")
-        self.version += 1
+        wrote()
 
     def _settle(self, thread: dict[str, Any]) -> None:
         thread_id = str(thread["thread_id"])

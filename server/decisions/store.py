@@ -23,7 +23,7 @@ from sqlalchemy import delete, func, select, update
 
 from hitl.gate.trusted_state import seal_allowance, seal_receipt
 from hitl.policy.allowances import STATE_KEY as ALLOWANCES_KEY
-from server.coordination import claims, inbox_table
+from server.coordination import claims, inbox_table_rows
 from server.decisions.decision import GRACE_SECONDS, Decision, Replayed, Request
 from server.decisions.pending import ResumeRefused
 from server.decisions.provenance import seal_of
@@ -110,7 +110,7 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
             return earlier  # an earlier try committed before its connection was lost
         if (holder := _claim(conn, interrupt_ids, decision_id)) is not None:
             raise _Held(holder)
-        inbox_table.remove(conn, request.thread_id, interrupt_ids)  # out of every inbox with the claim
+        inbox_table_rows.remove(conn, request.thread_id, interrupt_ids)  # out of every inbox with the claim
         signed = _sign(request.thread_id, receipts, catalog, head.hash)
         accepted = _with_receipts(command, request.thread_id, signed, allowed or [])
         _append(conn, head, [*audit.as_records(request.thread_id, signed), *(recorded_too or [])])

@@ -21,7 +21,8 @@ from prometheus_client.registry import Collector
 from hitl.contracts.records import PERSON_DECISIONS
 from hitl.gate import timing
 from server.coordination.inbox_rows import actions_of
-from server.coordination.inbox_table import TABLE, listed_at
+from server.coordination.inbox_table import TABLE
+from server.coordination.inbox_table_rows import listed_at
 from server.identity.users import SYSTEM_ACTOR
 
 if TYPE_CHECKING:

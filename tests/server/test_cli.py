@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,58 @@ def test_two_supervisors_approve_a_dual_control_refund_from_the_terminal(
     done = hitl(server, "dev-supervisor2", "approve", thread)
     assert f"Refunded 2400 on order {order_id}" in done.stdout
     assert [r["amount"] for r in server_services.payments.refunds_for(order_id)] == [2400.0]
+
+
+def test_the_inbox_by_group_by_what_waits_for_me_by_asker_and_by_deadline(server, server_order):
+    """hitl inbox's filters: each narrows what the server lists; the counts stay the whole inbox's.
+
+    supervisor1 approved the 2,400 refund (1 of 2): --group supervisor lists it, --mine does not;
+    the 300 one is the reviewers'; --asked-by and --deadline-before keep exactly the rows they name.
+    The table's first line counts each group; a deadline without its timezone is a one-line 400.
+    """
+    small = run_json(server, phrases.refund_in_full(server_order(300)))["thread_id"]
+    dual = run_json(server, phrases.refund_in_full(server_order(2400)))["thread_id"]
+    hitl(server, "dev-supervisor1", "approve", dual)
+
+    def inbox(*args: str) -> tuple[dict, dict[str, dict]]:
+        page = json.loads(hitl(server, "dev-supervisor1", "inbox", "--json", "--limit", "500", *args).stdout)
+        return page, {item["thread_id"]: item for item in page["items"]}
+
+    whole, everyone = inbox()
+    assert (everyone[small]["group"], everyone[dual]["group"]) == ("reviewer", "supervisor")
+    assert whole["counts"]["reviewer"] >= 1
+    assert whole["counts"]["supervisor"] >= 1
+    supervisors, rows = inbox("--group", "supervisor")
+    assert dual in rows
+    assert small not in rows
+    assert {item["group"] for item in supervisors["items"]} == {"supervisor"}
+    assert supervisors["total"] == whole["counts"]["supervisor"]
+    assert supervisors["counts"] == whole["counts"]
+    _, rows = inbox("--group", "supervisor", "--mine")
+    assert dual not in rows
+    _, rows = inbox("--mine")
+    assert small in rows
+    assert dual not in rows
+    _, rows = inbox("--asked-by", "requester1")
+    assert {small, dual} <= rows.keys()
+    _, rows = inbox("--asked-by", "requester2")
+    assert {small, dual}.isdisjoint(rows)
+    due = datetime.fromisoformat(everyone[small]["deadline"])
+    _, rows = inbox("--deadline-before", (due - timedelta(seconds=1)).isoformat())
+    assert small not in rows, due
+    _, rows = inbox("--deadline-before", (due + timedelta(seconds=1)).isoformat())
+    assert small in rows
+
+    table = hitl(server, "dev-supervisor1", "inbox", "--group", "supervisor", "--mine").stdout
+    counted = ", ".join(f"{group} {count}" for group, count in whole["counts"].items())
+    assert table.splitlines()[0] == f"waiting per group: {counted}", table
+    assert dual not in table
+
+    naive = hitl(server, "dev-supervisor1", "inbox", "--deadline-before", "2026-12-06T09:00:00", check=False)
+    assert naive.returncode == 1
+    assert naive.stderr.startswith("error: 400: "), naive.stderr
+    assert "deadline_before" in naive.stderr
+    assert len(naive.stderr.strip().splitlines()) == 1, naive.stderr
 
 
 def test_edit_reject_and_respond(server, server_order, server_services):

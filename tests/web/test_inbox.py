@@ -1,4 +1,7 @@
-"""The inbox page in the browser: a new pending approval appears without a reload and opens its thread."""
+"""The inbox page in the browser: a new pending approval appears without a reload and opens its thread.
+
+Its group filter, "Waiting for me" and counts per group show what `GET /inbox` answers.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import pytest
 from playwright.async_api import expect
 
 from agents.offline import phrases
-from tests.server.helpers import start
+from tests.server.helpers import APPROVE, decisions, start
 
 pytestmark = pytest.mark.server
 
@@ -55,3 +58,64 @@ async def test_a_turn_of_two_deciders_shows_each_party_its_part_and_who_else_ans
     question = card.filter(has_text="ask_user")
     await expect(question.get_by_test_id("decider-note")).to_contain_text("requester1, whose thread this is")
     await expect(question.get_by_test_id("decision-respond")).to_have_count(0)
+
+
+GROUP_NAMES = {"owner": "your own questions"}
+"""How the page names a group (web/src/present/inboxGroups.ts); any other group by its name."""
+
+
+async def test_a_supervisor_filters_by_group_and_by_what_waits_for_them(
+    web, requester, supervisor, server_order
+):
+    """group + "Waiting for me": supervisor1 (a reviewer and a supervisor) sees each refund once.
+
+    The header and the group filter count supervisor1's whole inbox as GET /inbox does; choosing
+    "supervisor" leaves the 899 and the 2,400 refunds (not the 300 one, a reviewer's); "Waiting for me"
+    then leaves the 899 only (supervisor1 approved the 2,400 one, which waits for another supervisor);
+    "All" with it the 300 and the 899; unticked, all three again. The counts never change with the filters.
+    """
+    small, _ = await start(requester, phrases.refund_in_full(server_order(300)))
+    big, _ = await start(requester, phrases.refund_in_full(server_order(899)))
+    dual, _ = await start(requester, phrases.refund_in_full(server_order(2400)))
+    await supervisor.runs.wait(dual, "support", command=decisions(APPROVE))
+
+    tab = await web.sign_in("supervisor1")
+    for thread_id, group in ((small, "reviewer"), (big, "supervisor"), (dual, "supervisor")):
+        await expect(tab.inbox_rows(thread_id)).to_have_count(1)
+        await expect(tab.inbox_rows(thread_id)).to_have_attribute("data-group", group)
+
+    counts = (await supervisor.http.get("/inbox", params={"limit": 1}))["counts"]
+    assert counts["reviewer"] >= 1, counts
+    assert counts["supervisor"] >= 2, counts  # the 899 and the 2,400 refunds
+    header = [f"{GROUP_NAMES.get(group, group)}: {count}" for group, count in counts.items()]
+    options = [f"All ({sum(counts.values())})"]
+    options += [f"{GROUP_NAMES.get(group, group)} ({count})" for group, count in counts.items()]
+    group_filter = tab.page.get_by_test_id("inbox-filter-group")
+    await expect(tab.page.get_by_test_id("inbox-counts-group")).to_have_text(header)
+    await expect(group_filter.locator("option")).to_have_text(options)
+
+    await group_filter.select_option("supervisor")
+    await expect(tab.inbox_rows(small)).to_have_count(0)
+    await expect(tab.inbox_rows(big)).to_have_count(1)
+    await expect(tab.inbox_rows(dual)).to_have_count(1)
+    others = tab.page.locator('[data-testid="inbox-row"]:not([data-group="supervisor"])')
+    await expect(others).to_have_count(0)
+    await expect(tab.page.get_by_test_id("inbox-position")).to_contain_text(
+        f"{counts['supervisor']} matching"
+    )
+
+    await tab.page.get_by_test_id("inbox-filter-mine").check()
+    await expect(tab.inbox_rows(dual)).to_have_count(0)
+    await expect(tab.inbox_rows(big)).to_have_count(1)
+    await expect(tab.inbox_rows(small)).to_have_count(0)
+
+    await group_filter.select_option("")
+    await expect(tab.inbox_rows(small)).to_have_count(1)
+    await expect(tab.inbox_rows(big)).to_have_count(1)
+    await expect(tab.inbox_rows(dual)).to_have_count(0)
+    await expect(tab.page.get_by_test_id("inbox-counts-group")).to_have_text(header)
+    await expect(group_filter.locator("option")).to_have_text(options)
+
+    await tab.page.get_by_test_id("inbox-filter-mine").uncheck()
+    await expect(tab.inbox_rows(dual)).to_have_count(1)
+    await expect(tab.inbox_rows(small)).to_have_count(1)

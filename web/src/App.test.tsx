@@ -17,6 +17,7 @@ const row: InboxItem = {
   description: "Pay 899 on INV-1",
   allowed_decisions: ["approve", "edit", "reject"],
   required_role: "supervisor",
+  group: "supervisor",
   owner: "requester1",
   created_at: "2026-11-30T10:00:00Z",
   age_seconds: 120,

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import create_engine, insert, select
 
 from server.coordination.inbox import InboxQuery, encode_cursor, read_counts, read_page
-from server.coordination.inbox_table import Entry, remove, replace_rows, utc_stamp
+from server.coordination.inbox_table_rows import Entry, remove, replace_rows, utc_stamp
 from server.decisions.pending import Pending
 from server.identity.users import User
 from server.ledger import storage

@@ -27,6 +27,7 @@ export function InboxRow({ item, href, selected, onSelect }: InboxRowProps) {
       data-interrupt-id={item.interrupt_id}
       data-kind={item.kind}
       data-tool={item.tool ?? ""}
+      data-group={item.group}
       data-selected={selected}
       aria-current={selected ? "true" : undefined}
       data-escalated={status.escalated}

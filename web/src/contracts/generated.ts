@@ -497,6 +497,7 @@ export interface InboxItem {
   description: string;
   escalated: boolean;
   graph_id: string | null;
+  group: string;
   interrupt_id: string;
   kind: string;
   owner: string | null;
@@ -523,6 +524,9 @@ export interface Waiting {
  * via the `definition` "InboxPage".
  */
 export interface InboxPage {
+  counts: {
+    [k: string]: number;
+  };
   items: InboxItem[];
   next_cursor: string | null;
   total: number;

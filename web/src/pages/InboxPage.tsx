@@ -4,7 +4,10 @@
  */
 import { useState } from "react";
 import { AgentFilter } from "../components/AgentFilter";
+import { GroupCounts } from "../components/GroupCounts";
+import { GroupFilter } from "../components/GroupFilter";
 import { InboxRow } from "../components/InboxRow";
+import { WaitingForMe } from "../components/WaitingForMe";
 import type { InboxItem } from "../contracts/generated";
 import { useAgents } from "../hooks/useAgents";
 import { useInbox } from "../hooks/useInbox";
@@ -19,7 +22,10 @@ function hrefOf(item: InboxItem): string {
 export function InboxPage({ token }: { token: string }) {
   const [agent, setAgent] = useState("");
   const [tool, setTool] = useState("");
-  const inbox = useInbox(token, { agent, tool });
+  const [group, setGroup] = useState("");
+  const [mine, setMine] = useState(false);
+  const inbox = useInbox(token, { agent, tool, group, mine });
+  const filtered = Boolean(agent || tool || group || mine);
   const served = useAgents(token);
   const keys = useListKeys(inbox.items.length, (index) => {
     const item = inbox.items[index];
@@ -28,8 +34,13 @@ export function InboxPage({ token }: { token: string }) {
 
   return (
     <div className="inbox" data-testid="inbox-page">
-      <div className="row filters">
+      <div className="row inbox-header">
         <h2>Inbox</h2>
+        <GroupCounts counts={inbox.counts} testId="inbox-counts" />
+      </div>
+      <div className="row filters">
+        <GroupFilter counts={inbox.counts} value={group} onChange={setGroup} testId="inbox-filter-group" />
+        <WaitingForMe checked={mine} onChange={setMine} testId="inbox-filter-mine" />
         <AgentFilter served={served} value={agent} onChange={setAgent} listId="inbox-agents" testId="inbox-filter-agent" />
         <label>
           tool{" "}
@@ -55,7 +66,7 @@ export function InboxPage({ token }: { token: string }) {
       )}
       {inbox.loaded && inbox.items.length === 0 && (
         <p className="muted" data-testid="inbox-empty">
-          Nothing is waiting for a decision.
+          {filtered ? "Nothing waiting matches these filters." : "Nothing is waiting for a decision."}
         </p>
       )}
       {inbox.items.length > 0 && (
@@ -93,7 +104,10 @@ export function InboxPage({ token }: { token: string }) {
         <button type="button" className="secondary" disabled={inbox.pageNumber <= 1} onClick={inbox.previous} data-testid="inbox-previous">
           Previous
         </button>
-        <span className="muted">page {inbox.pageNumber}</span>
+        <span className="muted" data-testid="inbox-position">
+          page {inbox.pageNumber}
+          {inbox.loaded && ` · ${inbox.total} ${filtered ? "matching" : "waiting"}`}
+        </span>
         <button type="button" className="secondary" disabled={!inbox.hasNext} onClick={inbox.next} data-testid="inbox-next">
           Next
         </button>

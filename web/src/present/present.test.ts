@@ -108,6 +108,7 @@ describe("inbox rows", () => {
     description: "",
     allowed_decisions: ["approve"],
     required_role: "reviewer",
+    group: "reviewer",
     owner: "requester1",
     created_at: "2026-12-01T11:00:00Z",
     deadline: null,
