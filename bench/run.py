@@ -73,12 +73,11 @@ def run_benchmarks(sizes: BenchSizes) -> Results:
 
     results.meta["duration_s"] = time.perf_counter() - started
     results.meta["machine"]["load average at end"] = load_average()
+    took = results.meta["duration_s"] / 60
     if sizes.only and (previous := Results.load(sizes.out_dir)) is not None:
         results = previous.with_rerun(results)
     results.write(sizes.out_dir)
-    print(
-        f"Wrote {sizes.out_dir / 'RESULTS.md'} in {results.meta['duration_s'] / 60:.1f} min", file=sys.stderr
-    )
+    print(f"Wrote {sizes.out_dir / 'RESULTS.md'} in {took:.1f} min", file=sys.stderr)
     return results
 
 
