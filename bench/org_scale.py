@@ -146,7 +146,13 @@ async def filled_set(workdir: Path, name: str, sizes: BenchSizes, progress: Prog
         replicas.start(FILL_REPLICAS)
         clients = [client_as(url, REQUESTER) for url in replicas.urls]
         try:
-            fill = await fill_paused(clients, sizes.org_pending, window=FILL_WINDOW, progress=progress)
+            fill = await fill_paused(
+                clients,
+                sizes.org_pending,
+                window=FILL_WINDOW,
+                progress=progress,
+                minutes=sizes.org_fill_minutes,
+            )
             pending = await interrupted(clients[0])
         finally:
             for client in clients:
@@ -249,7 +255,12 @@ def section_of(
                 if fill["added"] >= pending
                 else f", the other {pending - fill['added']:,} kept from earlier fills (`--org-keep`)."
             )
-            + ("" if pending >= sizes.org_pending else f" Fewer than the {sizes.org_pending:,} asked for.")
+            + (
+                ""
+                if pending >= sizes.org_pending
+                else f" Fewer than the {sizes.org_pending:,} asked for: the fill stops after "
+                f"{sizes.org_fill_minutes or 0:g} min (`--org-fill-minutes`)."
+            )
         ),
         (
             "Start-up: from starting one replica process (`ReplicaSet.start`, which polls `/ok` every "

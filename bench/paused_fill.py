@@ -73,13 +73,15 @@ class _Filling:
 
     missing: int
     window: int
+    until: float = float("inf")
+    """When to stop sending (`time.perf_counter`); the runs sent still count once paused."""
     sent: int = 0
     done: int = 0
     server_errors: int = 0
 
     async def send(self, client: LangGraphClient) -> None:
         """Start runs through `client` while some are missing, at most `window` not yet paused."""
-        while self.sent < self.missing:
+        while self.sent < self.missing and time.perf_counter() < self.until:
             if self.sent - self.done >= self.window:
                 await asyncio.sleep(POLL_SECONDS / 5)
                 continue
@@ -87,6 +89,12 @@ class _Filling:
             if not await start_paused(client):
                 self.server_errors, self.sent = self.server_errors + 1, self.sent - 1
                 await asyncio.sleep(1.0)
+
+    @property
+    def finished(self) -> bool:
+        """Every missing run paused, or the time is up and every run sent paused."""
+        sending = time.perf_counter() < self.until
+        return self.done >= self.missing or (not sending and self.done >= self.sent)
 
     def trouble(self, failed_runs: int, since_progress: float) -> str | None:
         """Why the fill must stop, if it must."""
@@ -102,9 +110,16 @@ class _Filling:
 
 
 async def fill_paused(
-    clients: Sequence[LangGraphClient], total: int, *, window: int, progress: Progress
+    clients: Sequence[LangGraphClient],
+    total: int,
+    *,
+    window: int,
+    progress: Progress,
+    minutes: float | None = None,
 ) -> Fill:
     """Start runs of the pausing graph through `clients` until `total` threads wait; how long it took.
+
+    With `minutes`, no run is started after that long: the fill ends when those sent have paused.
 
     Raises:
         RuntimeError: when a run ends in error, the server fails more than `REFUSALS_TOLERATED`
@@ -112,7 +127,8 @@ async def fill_paused(
     """
     counter = clients[0]
     before, errors_before = await interrupted(counter), await counter.threads.count(status="error")
-    filling = _Filling(total - before, window)
+    until = time.perf_counter() + minutes * 60 if minutes is not None else float("inf")
+    filling = _Filling(total - before, window, until)
     if filling.missing <= 0:
         return Fill(0, 0.0)
     task = progress.add_task(f"{filling.missing} pending approvals of {GRAPH_ID}", total=filling.missing)
@@ -120,7 +136,7 @@ async def fill_paused(
 
     async def count() -> None:
         nonlocal last_progress
-        while filling.done < filling.missing:
+        while not filling.finished:
             await asyncio.sleep(POLL_SECONDS)
             if (now_done := await interrupted(counter) - before) > filling.done:
                 filling.done, last_progress = now_done, time.perf_counter()

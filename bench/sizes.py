@@ -106,6 +106,14 @@ class BenchSizes(BaseSettings):
             "pausing graph, about 10 per second on a shared 2-core machine (100,000: nearly 3 hours)."
         ),
     )
+    org_fill_minutes: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Stop section 7's fill after this many minutes and measure at what waits then (the rows name "
+            "the count); no limit when unset."
+        ),
+    )
     org_table_rows: int = Field(
         default=1_000_000,
         ge=1,

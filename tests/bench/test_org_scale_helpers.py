@@ -63,6 +63,16 @@ def test_a_fill_stops_on_a_failed_run_too_many_server_errors_or_a_stall():
     assert "failed" in (filling.trouble(0, 1.0) or "")
 
 
+def test_a_timed_fill_ends_when_what_it_sent_has_paused():
+    """Without a time limit: when all missing wait; past it: once every run sent has paused."""
+    assert not _Filling(missing=10, window=5, done=9).finished
+    assert _Filling(missing=10, window=5, done=10).finished
+    timed_out = _Filling(missing=10, window=5, until=0.0, sent=4, done=3)
+    assert not timed_out.finished
+    timed_out.done = 4
+    assert timed_out.finished
+
+
 def test_million_rows_fit_the_table_and_come_oldest_first():
     """Each row has one value per column of hitl_inbox, created_at rises, and a seed gives the same rows."""
     rows = list(table.inbox_rows(2000))
