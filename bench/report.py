@@ -88,6 +88,50 @@ class Results:
             "errors": self.errors,
         }
 
+    @classmethod
+    def load(cls, out_dir: Path) -> Results | None:
+        """The run `results.json` in `out_dir` holds (None when there is none)."""
+        path = out_dir / "results.json"
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text())
+        rows = [Row(**{k: v for k, v in row.items() if k != "ratio"}) for row in data["rows"]]
+        sections = [
+            Section(
+                name,
+                found["title"],
+                found["reference"],
+                [row for row in rows if row.section == name],
+                found["details"],
+                found["notes"],
+            )
+            for name, found in data["sections"].items()
+        ]
+        return cls(meta=data["meta"], sections=sections, errors=data["errors"])
+
+    def with_rerun(self, rerun: Results) -> Results:
+        """This run with `rerun`'s sections (run alone, `--only`) in place of its own of the same names.
+
+        The meta stays this run's; each rerun section's date, duration, load and sizes go under
+        `meta["reruns"]`, and RESULTS.md says so.
+        """
+        names = {s.name for s in rerun.sections} | set(rerun.errors)
+        machine = rerun.meta.get("machine", {})
+        when = {
+            "date": rerun.meta.get("date"),
+            "duration_s": rerun.meta.get("duration_s"),
+            "revision": machine.get("revision"),
+            "load average at start": machine.get("load average at start"),
+            "load average at end": machine.get("load average at end"),
+            "sizes": rerun.meta.get("sizes"),
+        }
+        reruns = {**self.meta.get("reruns", {}), **dict.fromkeys(sorted(names), when)}
+        return Results(
+            meta={**self.meta, "reruns": reruns},
+            sections=[s for s in self.sections if s.name not in names] + rerun.sections,
+            errors={**{k: v for k, v in self.errors.items() if k not in names}, **rerun.errors},
+        )
+
     def write(self, out_dir: Path) -> None:
         """Write `results.json` and `RESULTS.md` into `out_dir`."""
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -117,6 +161,16 @@ def render_markdown(results: Results) -> str:
         "",
         render_rows([r for s in results.in_order for r in s.rows]),
     ]
+    for name, rerun in meta.get("reruns", {}).items():
+        lines += [
+            "",
+            (
+                f"Section `{name}` was run alone (`python -m bench --only {name}`) on {rerun['date']} in "
+                f"{(rerun['duration_s'] or 0) / 60:.1f} min at revision {rerun['revision']}, load average "
+                f"{rerun['load average at start']} at its start and {rerun['load average at end']} at its "
+                "end; the other sections are from the run above."
+            ),
+        ]
     if results.errors:
         lines += ["", "## Not measured in this run", ""]
         lines += [f"- **{name}**: {message}" for name, message in results.errors.items()]

@@ -1,8 +1,10 @@
 """How much `make bench` measures: every size, from the command line or a `BENCH_*` variable.
 
-`python -m bench --help` lists them. The defaults finish in about 17 minutes on 2 cores,
-most of it making 10,000 real pending approvals (the replica section: about 2); the smoke
-test passes tiny ones. Sizes only: what is measured lives in the section modules.
+`python -m bench --help` lists them. Sections 1-6 finish in about 17 minutes on 2 cores, most
+of it making 10,000 real pending approvals (the replica section: about 2); section 7 makes
+100,000 on a replica set, about 10 per second on a shared 2-core machine (nearly 3 hours;
+`--org-keep DIR` keeps them for the next run, `--only org_scale` runs that section alone). The
+smoke test passes tiny ones. Sizes only: what is measured lives in the section modules.
 """
 
 from __future__ import annotations
@@ -96,6 +98,46 @@ class BenchSizes(BaseSettings):
             "runtime writes `.langgraph_api/` every 10 s (less only to test the harness)."
         ),
     )
+    org_pending: int = Field(
+        default=100_000,
+        ge=1,
+        description=(
+            "Pending approvals on the replica set for section 7 (issue 50): real runs of the bench's "
+            "pausing graph, about 10 per second on a shared 2-core machine (100,000: nearly 3 hours)."
+        ),
+    )
+    org_fill_minutes: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Stop section 7's fill after this many minutes and measure at what waits then (the rows name "
+            "the count); no limit when unset."
+        ),
+    )
+    org_table_rows: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Rows COPied into the inbox table for its page query (section 7).",
+    )
+    org_page_repeats: int = Field(default=50, ge=1, description="Inbox pages timed per reader in section 7.")
+    org_startup_runs: int = Field(default=2, ge=1, description="Replica starts timed per set in section 7.")
+    org_watcher_passes: int = Field(
+        default=10, ge=1, description="Watcher passes measured per set in section 7 (2 s apart)."
+    )
+    org_keep: Path | None = Field(
+        default=None,
+        description=(
+            "Keep section 7's filled replica set (databases and seal key) in this folder and reuse it "
+            "next time: a later run only adds what is missing."
+        ),
+    )
+    only: list[str] = Field(
+        default=[],
+        description=(
+            "Run only these sections (in_process, server, footprint, inbox, startup, replicas, "
+            "org_scale); every one when empty. The results files then hold only those."
+        ),
+    )
     progress: bool = Field(default=True, description="Show progress bars.")
     out_dir: Path = Field(default=BENCH_DIR, description="Where RESULTS.md and results.json are written.")
 
@@ -104,3 +146,7 @@ class BenchSizes(BaseSettings):
         rounds = 2 * self.server_blocks
         wanted = max(self.server_cycles_min, self.server_cycles_per_client * concurrency)
         return -(-wanted // rounds) * rounds
+
+    def runs(self, section: str) -> bool:
+        """Whether `section` is measured in this run (`only` empty: every section)."""
+        return not self.only or section in self.only

@@ -1,4 +1,4 @@
-"""Latency summaries: p50 and p90 of a list of samples, nothing more.
+"""Latency summaries: p50, p90 and p95 of a list of samples, nothing more.
 
 Percentiles by linear interpolation between the closest ranks, so two samples already give
 a p90; one sample is its own p50 and p90.
@@ -44,3 +44,21 @@ class Latency:
 def median(samples: Sequence[float]) -> float:
     """The median of `samples`."""
     return statistics.median(samples)
+
+
+def p95(samples: Sequence[float]) -> float:
+    """The 95th percentile of `samples` (linear between the closest ranks; one sample is its own).
+
+    Raises:
+        ValueError: when there are no samples.
+    """
+    if not samples:
+        raise ValueError("no samples to summarise")
+    if len(samples) == 1:
+        return samples[0]
+    return statistics.quantiles(samples, n=20, method="inclusive")[18]
+
+
+def tail_summary(samples: Sequence[float]) -> dict[str, float]:
+    """p50, p95, the largest and the count of `samples`: what a row with a p95 target shows."""
+    return {"p50": median(samples), "p95": p95(samples), "max": max(samples), "count": len(samples)}

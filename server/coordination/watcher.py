@@ -82,10 +82,13 @@ class Watcher:
     async def run(self) -> None:
         """Pass, sleep, repeat; a failing pass is logged and the next one runs."""
         while True:
+            wall, cpu = time.perf_counter(), time.process_time()
             try:
                 await self.tick()
             except Exception:
                 logger.exception("watcher pass failed")
+            metrics.WATCHER_PASS_SECONDS.labels("wall").observe(time.perf_counter() - wall)
+            metrics.WATCHER_PASS_SECONDS.labels("cpu").observe(time.process_time() - cpu)
             await asyncio.sleep(self.settings.hitl_watch_interval)
 
     async def tick(self, now: datetime | None = None) -> None:

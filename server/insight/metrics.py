@@ -41,6 +41,7 @@ DECISIONS = frozenset(PERSON_DECISIONS)
 LABEL_CHARS = 100
 DECISION_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 4 * 3600.0, 24 * 3600.0)
 GATE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+PASS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 REQUESTED = Counter(
     "hitl_approvals_requested",
@@ -101,6 +102,14 @@ GATE_SECONDS = Histogram(
     "The approval gate's own time per pause and per resume, in seconds.",
     ["phase"],
     buckets=GATE_BUCKETS,
+    registry=REGISTRY,
+)
+WATCHER_PASS_SECONDS = Histogram(
+    "hitl_watcher_pass_seconds",
+    "One watcher pass (`server.coordination.watcher`), by what it took: wall seconds (`wall`) and this "
+    "process's CPU seconds meanwhile (`cpu`: every thread's, so requests served during the pass count too).",
+    ["clock"],
+    buckets=PASS_BUCKETS,
     registry=REGISTRY,
 )
 

@@ -51,6 +51,8 @@ class ReplicaSet:
     redis: str = REDIS
     redis_db: int = 0
     env: dict[str, str] = field(default_factory=dict)
+    config: Path = CONFIG
+    """The langgraph configuration every replica serves (the bench serves one of its own)."""
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
 
@@ -164,7 +166,7 @@ class ReplicaSet:
                         str(LANGHOST),
                         "serve",
                         "--config",
-                        str(CONFIG),
+                        str(self.config),
                         "--host",
                         "127.0.0.1",
                         "--port",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from hitl.settings import Settings
@@ -135,3 +137,24 @@ def test_exposition_follows_prometheus_names():
         "# TYPE hitl_approvals_expired_total counter",
     ):
         assert name in text
+
+
+async def test_each_watcher_pass_is_timed_on_both_clocks(monkeypatch):
+    """Watcher.run: a pass, even a failing one, adds one observation to hitl_watcher_pass_seconds{clock}."""
+    from server.coordination import watcher as watching  # noqa: PLC0415  (the watcher imports the whole server)
+
+    before = {clock: value("hitl_watcher_pass_seconds_count", clock=clock) for clock in ("wall", "cpu")}
+    passes = watching.Watcher(Settings())
+
+    async def failing_tick():
+        raise RuntimeError("a pass that fails")
+
+    async def stop_after_one(_seconds):
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(passes, "tick", failing_tick)
+    monkeypatch.setattr(watching.asyncio, "sleep", stop_after_one)
+    with pytest.raises(asyncio.CancelledError):
+        await passes.run()
+    for clock, count in before.items():
+        assert value("hitl_watcher_pass_seconds_count", clock=clock) == count + 1
