@@ -83,7 +83,10 @@ class InboxTable:
         self.marks: dict[str, datetime] = {}
         self.filled = False
         """Whether this process saw the store filled (`FILLED`): until then its first read fills it."""
-        self._lock = asyncio.Lock()
+        self._repairing = asyncio.Lock()
+        """One repair (a fill, the changes since the watermark) at a time; the request path never takes it
+        but to fill a store never filled."""
+        self._reading_marks = asyncio.Lock()
         self.broadcast: Sharing | None = None
         """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
 
@@ -110,25 +113,29 @@ class InboxTable:
         self.mark(escalation.thread_id, share=False)
 
     async def sync(self, client: LangGraphClient) -> None:
-        """The request path: a store never filled, filled (once); the marked threads' rows, current."""
-        if self.filled and not self.marks:
-            return
-        async with self._lock:
-            if not self.filled:
+        """The request path: the marked threads' rows, current; never waits for a watcher's repair.
+
+        Only a store never filled (new, or upgraded from an older release) is filled first, once.
+        """
+        if not self.filled and await asyncio.to_thread(self._seen) is None:
+            async with self._repairing:
                 if await asyncio.to_thread(self._seen) is None:
                     await self._fill(client)
-                self.filled = True
-            await self._read_marked(client)
+        self.filled = True
+        if self.marks:
+            async with self._reading_marks:
+                await self._read_marked(client)
 
     async def refresh(self, client: LangGraphClient) -> None:
-        """A watcher pass: a new store filled once, else the threads changed since the last; the marks."""
-        async with self._lock:
+        """The watcher leader's pass: a new store filled once, else the threads changed since the last."""
+        async with self._repairing:
             seen = await asyncio.to_thread(self._seen)
             if seen is None:
                 await self._fill(client)
             else:
                 await self._read_changes(client, seen)
-            self.filled = True
+        self.filled = True
+        async with self._reading_marks:
             await self._read_marked(client)
 
     async def keep_marks_read(self, client: LangGraphClient) -> None:

@@ -6,6 +6,7 @@ Rows come from thread records as the runtime lists them (`Pending.from_thread`);
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from typing import Any
 
@@ -13,12 +14,12 @@ import pytest
 from sqlalchemy import create_engine, insert, select
 
 from server.coordination.inbox import InboxQuery, encode_cursor, read_counts, read_page
-from server.coordination.inbox_table import InboxTable
+from server.coordination.inbox_table import FILLED, InboxTable
 from server.coordination.inbox_table_rows import Entry, remove, replace_rows, utc_stamp
 from server.decisions.pending import Pending
 from server.identity.users import User
 from server.ledger import storage
-from server.ledger.storage import decided_interrupts, inbox
+from server.ledger.storage import decided_interrupts, inbox, store_marks
 
 _serial = itertools.count()
 
@@ -156,3 +157,32 @@ def test_each_row_is_counted_as_asked_once_when_announced_or_when_decided_unanno
         [decided] = remove(conn, second.thread["thread_id"], [second.pending[0].id])
     assert decided["thread_id"] == second.thread["thread_id"]
     assert table.announced(second.thread["thread_id"], [second.pending[0].id]) == []
+
+
+class SlowRuntime:
+    """A runtime whose thread search waits until released: a watcher's repair of many changed threads."""
+
+    def __init__(self) -> None:
+        self.released = asyncio.Event()
+        self.searching = asyncio.Event()
+        self.threads = self
+
+    async def search(self, **_query: object) -> list[dict[str, Any]]:
+        self.searching.set()
+        await self.released.wait()
+        return []
+
+
+async def test_the_request_path_never_waits_for_a_repair_in_progress(store):
+    """a replica's first inbox read while its watcher repairs a long backlog: served at once, not after it."""
+    with store.begin() as conn:
+        conn.execute(insert(store_marks).values(mark=FILLED, made_at=0.0))
+    put(store, paused("reviewer"))
+    table, runtime = InboxTable(store), SlowRuntime()
+    repair = asyncio.create_task(table.refresh(runtime))  # type: ignore[arg-type]
+    await runtime.searching.wait()
+    await asyncio.wait_for(table.sync(runtime), timeout=2)  # type: ignore[arg-type]
+    assert page(store, REVIEWER, limit="50")[0]
+    assert not repair.done()
+    runtime.released.set()
+    await repair
