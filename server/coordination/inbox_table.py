@@ -127,7 +127,7 @@ class InboxTable:
                 await self._read_marked(client)
 
     async def refresh(self, client: LangGraphClient) -> None:
-        """The watcher leader's pass: a new store filled once, else the threads changed since the last."""
+        """A watcher pass: a new store filled once, else the threads changed since the last; the marks."""
         async with self._repairing:
             seen = await asyncio.to_thread(self._seen)
             if seen is None:

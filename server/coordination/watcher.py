@@ -10,8 +10,8 @@ was down is handled on the first pass after start. Escalations and the graph a t
 with are server records (`server.records.threads`), never thread metadata; each notice and escalation
 is done once, fenced by the lease (`Lease.act_once` in the layer's own store);
 one thread that cannot be handled is logged and skipped, never the end of the pass.
-Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts and
-repairs the shared inbox table (`server.coordination.inbox_table`); the others read their marks. A pass
+Among replicas only the holder of the `watcher` lease (`server.coordination.leadership`) acts; every
+process still repairs the shared inbox table each pass (`server.coordination.inbox_table`). A pass
 looks only at the threads whose rows are new, due or (every `UNANSWERABLE_EVERY_SECONDS`) have lost
 their last possible answerer, each found by an index: it costs what changed, not what waits.
 """
@@ -96,10 +96,9 @@ class Watcher:
         now = now or datetime.now(UTC)
         client = get_client()
         with as_server():
+            await TABLE.refresh(client)  # every replica repairs: a stale leader's lease never stalls it
             if not await self.lead():
-                await TABLE.sync(client)  # the leader repairs the shared table; a follower reads its marks
                 return
-            await TABLE.refresh(client)
             if self.settings.hitl_notify_url and self.announced is None:
                 self.announced = await asyncio.to_thread(self.lease.acts, NOTICE)
             await self.forget_old_acts()
