@@ -14,7 +14,7 @@ from langchain_core.messages import ToolMessage
 
 from hitl.gate.caller import Caller, current_caller, thread_owner
 from hitl.policy import quorum
-from hitl.policy.groups import who
+from hitl.policy.groups import deciding, who
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -43,7 +43,7 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
     owner = thread_owner()
     own = owner is not None and owner.identity == caller.identity and gate.four_eyes(call["args"])
     short = quorum_short(call, args, gate)
-    if not changed and not own and not short and (needed == "owner" or needed in caller.roles):
+    if not changed and not own and not short and (needed == "owner" or needed in deciding(caller.roles)):
         return None
     if changed:
         why = f"an edit may not change {', '.join(changed)}"

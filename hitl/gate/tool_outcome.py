@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from hitl.gate.caller import current_caller
 from hitl.gate.trusted_state import seal_receipt
+from hitl.policy.groups import SYSTEM_ACTOR
 from hitl.proof import audit_chain
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def _failure(
         "decision": "failed",
         "final_args": dict(call["args"]),
         "message": text,
-        "reviewer": caller.identity if caller else "system",
+        "reviewer": caller.identity if caller else SYSTEM_ACTOR,
         "roles": sorted(caller.roles) if caller else [],
         "decided_at": datetime.now(UTC).isoformat(),
     }

@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hitl.policy.groups import OWNER, is_group_name
+from hitl.policy.groups import is_group_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -40,7 +40,7 @@ class AgentCard:
     """Its offline script (`hitl.model.scripted.rules`), if it has one."""
 
     def may_run(self, roles: Iterable[str]) -> bool:
-        """Whether someone in `roles` (their roles and groups: `User.groups`) may run this agent."""
+        """Whether someone holding `roles` (their roles and groups: `User.memberships`) may run this agent."""
         return self.run_by is None or bool(self.run_by & set(roles))
 
     @property
@@ -55,16 +55,16 @@ def run_by_roles(run_by: Iterable[str] | None) -> frozenset[str] | None:
     Who is in a group is the server's to check at start-up (`server.identity.answerers`).
 
     Raises:
-        ValueError: a malformed group name (or `owner`), or none at all.
+        ValueError: a malformed group name (or `owner`, `system`, `unknown`), or none at all.
     """
     if run_by is None:
         return None
     roles = frozenset([run_by] if isinstance(run_by, str) else run_by)
-    if not roles or (unknown := sorted(g for g in roles if not is_group_name(g) or g == OWNER)):
+    if not roles or (unknown := sorted(g for g in roles if not is_group_name(g))):
         shown = ", ".join(map(repr, unknown)) if roles else "no role or group"
         msg = (
             f"run_by names {shown}; name roles ({', '.join(ROLES)}) or groups (lowercase letters, "
-            "digits, '-', '_', '.'; at most 64 characters)"
+            "digits, '-', '_', '.'; at most 64 characters; not owner, system or unknown)"
         )
         raise ValueError(msg)
     return roles

@@ -3,7 +3,8 @@
 A thread that holds a pending approval (or a decision on one, still applying) is not deleted, nor
 pruned, nor swept away with its assistant (`delete_threads`): 409 naming what waits and how to
 withdraw it (`POST /threads/{id}/withdraw`, a signed `withdrawn` decision). Each deletion is a
-record in the thread's trail, which staff still read after the thread is gone. An assistant's
+record in the thread's trail, which staff still read after the thread is gone, written once the
+engine deleted it (`DeletionRecords`): a prune or delete the engine refuses records nothing. An assistant's
 deletion is audited in its own trail; a served agent's own assistant is not deleted. Not for who may
 see or delete a thread (`server.http.auth`), nor for what a withdrawal does
 (`server.decisions.withdrawals`).
@@ -12,6 +13,7 @@ see or delete a thread (`server.http.auth`), nor for what a withdrawal does
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,10 +39,14 @@ if TYPE_CHECKING:
 DELETED = "thread_deleted"
 ASSISTANT_DELETED = "delete_assistant"
 ASSISTANT = re.compile(r"^/assistants/(?P<assistant_id>[^/]+)/?$")
+THREAD = re.compile(r"^/threads/(?P<thread_id>[^/]+)/?$")
+PRUNE = "/threads/prune"
 MOST_AT_ONCE = 1000
 """Threads one prune may name: each is read for pending approvals before any is deleted."""
 SWEPT_PAGE = 1000
 """Threads of an assistant read per page when its deletion would sweep them away."""
+_HELD_RECORDS: ContextVar[dict[str, AuditRecord] | None] = ContextVar("hitl_held_deletions", default=None)
+"""The deletion records of the request `DeletionRecords` is around, by thread, until the engine answers."""
 
 
 async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> None:
@@ -48,7 +54,9 @@ async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> 
 
     Only threads `user` may delete are looked at (their owner's, or any for a supervisor): for
     others the engine answers 404, whatever they hold. Raises the refusal for the first thread
-    that cannot go; nothing is recorded then.
+    that cannot go; nothing is recorded then. In a request `DeletionRecords` is around, the records
+    wait for the engine's answer; elsewhere (the engine deleting a stateless run's thread) they are
+    written at once.
     """
     if len(thread_ids) > MOST_AT_ONCE:
         raise refuse(
@@ -62,7 +70,13 @@ async def check_thread_deletion(user: User, thread_ids: list[str], how: str) -> 
         if (why := await _held(thread_id)) is not None:
             raise refuse(409, why)
         going.append((thread_id, thread))
-    await audit.write([_deleted(thread_id, thread, user, how) for thread_id, thread in going])
+    records = [_deleted(thread_id, thread, user, how) for thread_id, thread in going]
+    held = _HELD_RECORDS.get()
+    if held is None:
+        await audit.write(records)
+        return
+    for record in records:  # a prune asks again for each thread it deletes: the first word stands
+        held.setdefault(record["thread_id"], record)
 
 
 def _may_delete(user: User, thread: dict[str, Any]) -> bool:
@@ -98,6 +112,54 @@ def _deleted(thread_id: str, thread: dict[str, Any], user: User, how: str) -> Au
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
     )
+
+
+class DeletionRecords:
+    """Around every request that may delete threads: a deletion is recorded once the engine made it.
+
+    `DELETE /threads/{id}`, `POST /threads/prune` and `DELETE /assistants/{id}` (`delete_threads`):
+    the auth handler (`check_thread_deletion`) refuses what may not go and holds a record of the
+    rest; when the engine answers 2xx, the records of the threads that are gone are written before
+    the caller hears of it. A prune the engine refuses (another person's thread in it: 404;
+    `keep_latest`: 422), or a thread it kept, leaves no deletion in a trail.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        """Guard `app`."""
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, holding its deletion records; write those the engine carried out."""
+        if not _may_delete_threads(scope):
+            await self.app(scope, receive, send)
+            return
+        held: dict[str, AuditRecord] = {}
+        answer = HeldAnswer(send)
+        token = _HELD_RECORDS.set(held)
+        try:
+            await self.app(scope, receive, answer)
+        finally:
+            _HELD_RECORDS.reset(token)
+        if 200 <= answer.status < 300 and held:  # noqa: PLR2004  (the success range)
+            await audit.write([record for thread_id, record in held.items() if await _gone(thread_id)])
+        await answer.finish()
+
+
+def _may_delete_threads(scope: Scope) -> bool:
+    if scope["type"] != "http" or str(scope.get("root_path") or "").startswith("/noauth"):
+        return False
+    path, method = str(scope.get("path") or ""), scope.get("method")
+    if method == "POST":
+        return path in {PRUNE, f"{PRUNE}/"}
+    return method == "DELETE" and (THREAD.match(path) or ASSISTANT.match(path)) is not None
+
+
+async def _gone(thread_id: str) -> bool:
+    """Whether the engine deleted `thread_id`: it is no more (or cannot be read after its 2xx)."""
+    try:
+        return await thread_of(thread_id) is None
+    except Exception:  # noqa: BLE001  (the engine said it deleted it; a failed read does not unsay that)
+        return True
 
 
 class AssistantDeletionCheck:

@@ -79,7 +79,7 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
         raise refuse(refusal.status, refusal.message) from None
     graph_id, thread = await run_reads.graph_and_thread(value)
     card = overrides.card_for(graph_id)
-    if card is not None and not card.may_run(user.groups):
+    if card is not None and not card.may_run(user.memberships):
         raise refuse(
             403, f"{user.identity} ({user.role}) may not run {graph_id}: it is for {card.who_may_run}."
         )

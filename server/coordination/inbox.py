@@ -24,6 +24,7 @@ from sqlalchemy import and_, func, literal, or_, select, tuple_, union_all
 from server.coordination.inbox_rows import RowKey, rows_of
 from server.coordination.inbox_table import TABLE
 from server.coordination.inbox_table_rows import listed, utc_stamp, written
+from server.http.instants import instant
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ class InboxQuery:
             tool=names["tool"],
             group=group,
             mine=TRUE_WORDS[raw_mine.lower()],
-            deadline_before=_instant(params.get("deadline_before")),
+            deadline_before=_instant("deadline_before", params.get("deadline_before")),
             asked_by=names["asked_by"],
             limit=limit,
             after=cls.decode_cursor(params.get("cursor")),
@@ -142,14 +143,10 @@ def _name(params: Mapping[str, str], name: str) -> str | None:
     return value
 
 
-def _instant(raw: str | None) -> str | None:
-    if not raw:
-        return None
-    stamp = utc_stamp(raw) if len(raw) <= MAX_FILTER_CHARS and "T" in raw else None
-    if stamp is None or datetime.fromisoformat(raw).tzinfo is None:
-        msg = f"deadline_before must be an ISO 8601 time with a zone, as 2026-01-31T17:00Z (got {raw[:40]!r})"
-        raise ValueError(msg)
-    return stamp
+def _instant(name: str, raw: str | None) -> str | None:
+    """The time `name` says, as the inbox table's deadlines are written (`utc_stamp`)."""
+    moment = instant(name, raw, zoned=True)
+    return None if moment is None else utc_stamp(moment)
 
 
 KEY = (inbox.c.created_at, inbox.c.thread_id, inbox.c.interrupt_id, inbox.c.action_index)

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.groups import SYSTEM_ACTOR
 from server.decisions.pending import Pending
 from server.identity.users import User
 from server.records import threads
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 SEARCH_PAGE = 1000
 
 
-SERVER_VIEW = User(identity="system", role="supervisor")
+SERVER_VIEW = User(identity=SYSTEM_ACTOR, role="supervisor")
 
 
 FIELDS = ["thread_id", "updated_at", "metadata", "interrupts", "status"]

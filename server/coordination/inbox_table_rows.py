@@ -78,7 +78,10 @@ def utc_stamp(stamp: object) -> str | None:
     else:
         return None
     moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    try:
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    except OverflowError:  # past year 9999 (or before year 1) in UTC
+        return None
 
 
 def decided_by(deciders: Iterable[str]) -> str:

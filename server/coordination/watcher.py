@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from langgraph_sdk import get_client
 
 from hitl.policy.deadlines import escalates_to
-from hitl.policy.groups import who
+from hitl.policy.groups import SYSTEM_ACTOR, who
 from hitl.settings import Settings, get_settings
 from server.channels import webhook
 from server.channels.announce import Announcer
@@ -39,7 +39,7 @@ from server.decisions.withdrawals import rejection
 from server.identity import oidc
 from server.identity.access import as_server
 from server.identity.answerers import answerable, possible_deciders
-from server.identity.users import SYSTEM_ACTOR, User, canonical, directory
+from server.identity.users import User, canonical, directory
 from server.insight import metrics
 from server.records import audit, threads
 

@@ -75,8 +75,8 @@ def granted(thread_id: str, accepted: list[Accepted], pending: list[Pending], us
                 interrupt_id=item.pending.id,
                 tool_call_ids=waiting,
             )
-            if user.extra_groups:  # a granter in groups covers the calls their groups decide
-                granted["granted_groups"] = sorted(user.extra_groups)
+            if teams := sorted(user.groups - set(user.roles)):  # a granter covers what their teams decide
+                granted["granted_groups"] = teams
             allowances.append(granted)
     return allowances
 

@@ -27,7 +27,7 @@ from hitl.settings import get_settings
 from server.admission.assistants import ROUTES as ASSISTANT_ROUTES
 from server.admission.assistants import AssistantChangeCheck
 from server.admission.bodies import ClientErrors
-from server.admission.deletions import AssistantDeletionCheck
+from server.admission.deletions import AssistantDeletionCheck, DeletionRecords
 from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
@@ -185,6 +185,7 @@ app = Starlette(
         Middleware(ClientErrors),
         Middleware(StateWriteCheck),
         Middleware(AssistantChangeCheck),
+        Middleware(DeletionRecords),
         Middleware(AssistantDeletionCheck),
     ],
 )

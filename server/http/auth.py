@@ -119,8 +119,8 @@ async def on_thread_delete(
     """Owners delete their own threads (others' are 404, whatever they hold); supervisors any.
 
     A thread holding a pending approval is not deleted (409 until it is withdrawn), and each
-    deletion is recorded in the thread's trail (`server.admission.deletions`); a prune (`thread_ids`)
-    is one check for all its threads.
+    deletion is recorded in the thread's trail once the engine made it (`server.admission.deletions`);
+    a prune (`thread_ids`) is one check for all its threads.
     """
     mark(value.get("thread_id"))
     if is_server():

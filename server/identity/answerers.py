@@ -1,12 +1,13 @@
-"""Whether anyone can answer an approval at all: the groups the people this server knows may be in.
+"""Whether anyone can answer an approval at all: the groups the people this server knows may decide for.
 
 People come from `HITL_USERS` (each with a role and any groups) and from the OIDC provider (any role
 `HITL_OIDC_ROLES` maps a claim value to; with `HITL_OIDC_GROUPS_CLAIM` set, any group at all, since
-the provider's groups are open-ended); a supervisor counts as a reviewer too. `check_policies`
-refuses, at start-up, an agent whose policy names a decider (or `run_by` group) nobody can be,
-naming the agent, the tool and the group; `answerable` tells the watcher that a pending approval
-has lost its last possible answerer (a person removed, a group emptied), so it escalates instead
-of leaving it. Not for whether one person may answer (`server.identity.users.User.may_decide`).
+the provider's groups are open-ended); a supervisor counts as a reviewer too, and a requester decides
+for no group whatever groups they are in (`hitl.policy.groups.deciding`). `check_policies` refuses, at
+start-up, an agent whose policy names a decider (or `run_by` group) nobody can be, naming the agent,
+the tool and the group; `answerable` tells the watcher that a pending approval has lost its last
+possible answerer (a person removed, a group emptied), so it escalates instead of leaving it. Not for
+whether one person may answer (`server.identity.users.User.may_decide`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hitl.policy.deadlines import ESCALATES_TO
-from hitl.policy.groups import OWNER, ROLE_GROUPS
+from hitl.policy.groups import OWNER, ROLE_GROUPS, deciding
 from server.identity import oidc
-from server.identity.users import ROLES, canonical, directory
+from server.identity.users import canonical, directory, held_roles
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from hitl.policy.deadlines import Deadline
     from hitl.policy.served import AgentCard
-
-COVERS = {"supervisor": {"supervisor", "reviewer"}, "reviewer": {"reviewer"}, "requester": set()}
-"""The deciders a person of each role may be."""
 
 
 class UnanswerablePolicyError(ValueError):
@@ -33,9 +31,11 @@ class UnanswerablePolicyError(ValueError):
 
 
 class Possible(frozenset[str]):
-    """The deciders someone known may be; with OIDC groups on, every group beyond the roles too."""
+    """The groups someone known may decide for (or be in); with OIDC groups on, any group beyond the roles."""
 
     open_groups: bool = False
+    members: frozenset[str] = frozenset()
+    """Every group someone known is in, deciding or not (a requester's teams): to say why nobody decides."""
 
     def __contains__(self, decider: object) -> bool:
         """Whether someone may be `decider`: a listed group, or any non-role group when groups are open."""
@@ -44,28 +44,36 @@ class Possible(frozenset[str]):
         return super().__contains__(decider)
 
 
-def possible_deciders() -> frozenset[str]:
+def possible_deciders() -> Possible:
     """The staff deciders someone known may be (`reviewer`, `supervisor`, groups); the owner always is.
 
-    With OIDC on and `HITL_OIDC_GROUPS_CLAIM` set, a provider's token may put anyone in any group:
-    every well-formed group beyond the roles counts as possible.
+    A group only requesters are in is none (`deciding`); its name is kept in `members`. With OIDC on
+    and `HITL_OIDC_GROUPS_CLAIM` set, a provider's token may put anyone in any group: every
+    well-formed group beyond the roles counts as possible, if the provider may sign in a reviewer or
+    a supervisor at all.
     """
-    known = directory().users()
-    deciders = {d for user in known for d in COVERS[user.role]}
-    deciders |= {group for user in known for group in user.extra_groups}
-    provider = oidc.provider()
-    if provider is not None:
-        deciders |= {d for role in provider.config.roles.values() if role in ROLES for d in COVERS[role]}
-    possible = Possible(deciders)
-    possible.open_groups = provider is not None and bool(provider.config.groups_claim)
+    possible = _possible(deciding)
+    possible.members = _possible(frozenset)
     return possible
 
 
-def may_run(card: AgentCard, possible: frozenset[str]) -> bool:
+def _possible(judge: Callable[[Iterable[str]], frozenset[str]]) -> Possible:
+    """The groups `judge` finds in what each person known holds (their roles, then their groups)."""
+    held = [user.memberships for user in directory().users()]
+    provider = oidc.provider()
+    signed_in = [held_roles(role) for role in provider.config.roles.values()] if provider is not None else []
+    possible = Possible(group for roles in [*held, *signed_in] for group in judge(roles))
+    possible.open_groups = (
+        provider is not None and bool(provider.config.groups_claim) and any(map(judge, signed_in))
+    )
+    return possible
+
+
+def may_run(card: AgentCard, members: frozenset[str]) -> bool:
     """Whether someone known may be in a group of `card.run_by` (a role there: as before, unchecked)."""
     if card.run_by is None or card.run_by & ROLE_GROUPS:
         return True
-    return any(group in possible for group in card.run_by)
+    return any(group in members for group in card.run_by)
 
 
 def answerable(deciders: Iterable[str], owner: str | None, possible: frozenset[str] | None = None) -> bool:
@@ -99,7 +107,7 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
     possible = possible_deciders()
     problems = []
     for card in cards:
-        if not may_run(card, possible):
+        if not may_run(card, possible.members):
             problems.append(f"{card.name} may be run by {card.who_may_run}, and nobody here is in that group")
         for tool, gates in sorted(card.catalog.gates.items()):
             for gate in gates:
@@ -108,35 +116,43 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
     if problems:
         known = ", ".join(sorted(possible)) or "no reviewer or supervisor"
         msg = (
-            "Some approvals could never be answered: " + "; ".join(dict.fromkeys(problems)) + f". The people "
-            f"this server knows (HITL_USERS, HITL_OIDC_ROLES) can be: {known}. Put someone in that group "
-            "(HITL_USERS name:role+group:token, or HITL_OIDC_GROUPS_CLAIM), or change the policy."
+            "Some approvals could never be answered: " + "; ".join(dict.fromkeys(problems)) + ". The people "
+            f"this server knows (HITL_USERS, HITL_OIDC_ROLES) can be: {known}. Put a reviewer or a "
+            "supervisor in that group (HITL_USERS name:role+group:token, or HITL_OIDC_GROUPS_CLAIM), or "
+            "change the policy."
         )
         raise UnanswerablePolicyError(msg)
 
 
-def _unescalatable(deadline: Deadline | None, possible: frozenset[str]) -> list[str]:
+def _unescalatable(deadline: Deadline | None, possible: Possible) -> list[str]:
     """Where an overdue call escalates, if to a team nobody is in (a supervisor is the watcher's, as ever)."""
     target = deadline.escalate_to if deadline is not None and deadline.then == "escalate" else ESCALATES_TO
     if target == ESCALATES_TO or target in possible:
         return []
-    return [f"escalates to {target!r}, a group nobody here is in"]
+    return [f"escalates to {_nobody(target, possible)}"]
 
 
-def _unanswerable(decider: object, possible: frozenset[str]) -> list[str]:
-    """What is wrong with one gate's decider: each group it may name that nobody here is in."""
+def _unanswerable(decider: object, possible: Possible) -> list[str]:
+    """What is wrong with one gate's decider: each group it may name that nobody here may decide for."""
     if isinstance(decider, str):
         if decider == OWNER or decider in possible:
             return []
-        if decider in ROLE_GROUPS:
-            return [f"is decided by a {decider}, and nobody here is one"]
-        return [f"is decided by {decider!r}, a group nobody here is in"]
+        return [f"is decided by {_nobody(decider, possible)}"]
     named: object = getattr(decider, "deciders", frozenset())
     chosen = sorted({"supervisor", *(named if isinstance(named, frozenset) else ())})
     return [
-        f"may be decided (by its arguments) by a {group}, and nobody here is one"
-        if group in ROLE_GROUPS
-        else f"may be decided (by its arguments) by {group!r}, a group nobody here is in"
+        f"may be decided (by its arguments) by {_nobody(group, possible)}"
         for group in chosen
         if group != OWNER and group not in possible
     ]
+
+
+def _nobody(group: str, possible: Possible) -> str:
+    """`group`, and why nobody decides for it: nobody holds it, or only requesters are in it."""
+    if group in ROLE_GROUPS:
+        return f"a {group}, and nobody here is one"
+    if group in possible.members:
+        return (
+            f"{group!r}, a group nobody may decide for (only requesters are in it; requesters never decide)"
+        )
+    return f"{group!r}, a group nobody here is in"

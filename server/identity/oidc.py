@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import jwt
 
-from hitl.policy.groups import OWNER, ROLE_GROUPS, is_group_name
+from hitl.policy.groups import is_team
 from hitl.settings import get_settings
 from server.identity.oidc_keys import ALGORITHMS, KeySet, check_url, public_key
 from server.identity.users import ROLES, Role, TokenRefused, User, canonical, is_reserved
@@ -191,7 +191,7 @@ class OidcVerifier:
         if not isinstance(name, str) or not name.strip() or not name.isprintable():
             msg = f"This token's {self.config.name_claim!r} claim does not name a user."
             raise TokenRefused(msg)
-        if len(name) > MAX_NAME_LENGTH or is_reserved(name):  # `System`, full-width: the server's own actor
+        if len(name) > MAX_NAME_LENGTH or is_reserved(name):  # `System`, `Unknown`: the server's own
             msg = f"This token's {self.config.name_claim!r} claim ({name[:40]!r}…) cannot name a user here."
             raise TokenRefused(msg)
         return name
@@ -213,12 +213,12 @@ class OidcVerifier:
         return max(roles, key=ROLES.index)
 
     def _groups(self, claims: Mapping[str, Any]) -> frozenset[str]:
-        """The groups claim's well-formed values; a role, `owner`, a malformed value or shape is ignored."""
+        """The groups claim's team names; a role, `owner`, `system`, a malformed value or shape is ignored."""
         if not self.config.groups_claim:
             return frozenset()
         value = _claim(claims, self.config.groups_claim)
         values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-        kept = [v for v in values[:MAX_GROUPS] if is_group_name(v) and v not in ROLE_GROUPS and v != OWNER]
+        kept = [v for v in values[:MAX_GROUPS] if is_team(v)]
         if len(kept) < len(values):
             log.info("OIDC groups claim: ignored %d value(s) that are no group name", len(values) - len(kept))
         return frozenset(kept)

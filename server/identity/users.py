@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
-from hitl.policy.groups import extra_groups
+from hitl.policy.groups import RESERVED_NAMES, deciding, extra_groups
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 Role = Literal["requester", "reviewer", "supervisor"]
 ROLES: tuple[Role, ...] = get_args(Role)
-SYSTEM_ACTOR = "system"
 DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
 """Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""
 
@@ -46,8 +45,13 @@ def looks_like(name: str) -> str:
 
 
 def is_reserved(name: str) -> bool:
-    """Whether `name` is the server's own actor however written: `SYSTEM`, full-width, or a look-alike."""
-    return looks_like(name) == looks_like(SYSTEM_ACTOR)
+    """Whether `name` is one the server keeps for itself (`system`, `unknown`), however written (`SYSTEM`)."""
+    return looks_like(name) in {looks_like(kept) for kept in RESERVED_NAMES}
+
+
+def held_roles(role: Role) -> list[str]:
+    """The roles someone with `role` holds: a supervisor is a reviewer too."""
+    return ["reviewer", "supervisor"] if role == "supervisor" else [role]
 
 
 def confusable(name: str) -> bool:
@@ -71,17 +75,23 @@ class User:
     identity: str
     role: Role
     extra_groups: frozenset[str] = frozenset()
-    """Teams beside their role (`finance`, `sre`): from HITL_USERS or the OIDC groups claim."""
+    """Teams beside their role (`finance`, `sre`): from HITL_USERS or the OIDC groups claim.
+
+    A reviewer or supervisor decides for them; a requester is only in them (`run_by`), never a decider.
+    """
 
     @property
     def roles(self) -> list[str]:
         """The user's roles, supervisors counting as reviewers too."""
-        return ["reviewer", "supervisor"] if self.role == "supervisor" else [self.role]
+        return held_roles(self.role)
 
     @property
     def groups(self) -> frozenset[str]:
-        """Every group this user may decide as, their roles among them (the owner's questions aside)."""
-        return frozenset(self.roles) | self.extra_groups
+        """Every group this user may decide as, their roles among them (the owner's questions aside).
+
+        None for a requester, whatever teams they are in (`hitl.policy.groups.deciding`).
+        """
+        return deciding(self.memberships)
 
     @property
     def memberships(self) -> list[str]:
@@ -133,7 +143,8 @@ class UserDirectory:
                 raise ValueError(msg)
             groups = extra_groups(f"HITL_USERS entry {name!r}", teams)
             if is_reserved(name):
-                msg = f"HITL_USERS names {name!r}, the server's own actor ({SYSTEM_ACTOR}): name another."
+                kept = ", ".join(sorted(RESERVED_NAMES))
+                msg = f"HITL_USERS names {name!r}, a name the server keeps for itself ({kept}): name another."
                 raise ValueError(msg)
             if seen.setdefault(looks_like(name), name) != name or confusable(name):
                 msg = (

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from hitl.contracts.records import PERSON_DECISIONS
-from server.identity.users import ROLES, SYSTEM_ACTOR
+from hitl.policy.groups import RESERVED_NAMES, SYSTEM_ACTOR, UNKNOWN_ACTOR
+from server.identity.users import ROLES
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
 
 if TYPE_CHECKING:
@@ -225,13 +226,17 @@ def _reviewers(decided: list[Decided], limits: Thresholds) -> list[dict[str, Any
 
 
 def _teams(reviewer: str, roles: object) -> tuple[str, ...]:
-    """Who decided, as teams: a receipt's signed `roles` beyond the roles, else the highest role."""
+    """Who decided, as teams: a receipt's signed `roles` beyond the roles, else the highest role.
+
+    The server's own rows (`system`, `unknown`) are never a person's: a reserved name a record of an
+    older release holds among its roles is no team.
+    """
     if reviewer == SYSTEM_ACTOR:
-        return ("system",)
+        return (SYSTEM_ACTOR,)
     held = [str(r) for r in roles] if isinstance(roles, list) else []
-    teams = sorted({r for r in held if r not in ROLES})
+    teams = sorted({r for r in held if r not in ROLES and r not in RESERVED_NAMES})
     ranked = [r for r in ROLES if r in held]
-    return tuple(teams) or tuple(ranked[-1:]) or ("unknown",)
+    return tuple(teams) or tuple(ranked[-1:]) or (UNKNOWN_ACTOR,)
 
 
 def _by_group(decided: list[Decided]) -> list[dict[str, Any]]:

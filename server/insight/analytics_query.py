@@ -7,25 +7,21 @@ Pure. Not for computing the numbers (`analytics`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING
+
+from server.http.instants import EARLIEST, instant
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import datetime
 
 
 DEFAULT_PERIOD = timedelta(days=30)
 
 
 MAX_FILTER_CHARS = 200
-
-
-RELATIVE = re.compile(r"^(\d{1,4})([mhdw])$")
-
-
-UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 @dataclass(frozen=True)
@@ -63,8 +59,10 @@ class AnalyticsQuery:
         Raises:
             ValueError: naming the parameter that is wrong and what it must be.
         """
-        until = _moment("until", params.get("until"), now) or now
-        since = _moment("since", params.get("since"), now) or until - DEFAULT_PERIOD
+        until = instant("until", params.get("until"), zoned=False, now=now) or now
+        since = instant("since", params.get("since"), zoned=False, now=now) or until - min(
+            DEFAULT_PERIOD, until - EARLIEST
+        )
         if since >= until:
             msg = f"since must be before until (got since={since.isoformat()}, until={until.isoformat()})"
             raise ValueError(msg)
@@ -76,18 +74,3 @@ class AnalyticsQuery:
                 raise ValueError(msg)
             filters[name] = value
         return cls(since=since, until=until, agent=filters["agent"], tool=filters["tool"])
-
-
-def _moment(name: str, raw: str | None, now: datetime) -> datetime | None:
-    if not raw:
-        return None
-    if match := RELATIVE.match(raw):
-        return now - timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
-    try:
-        moment = datetime.fromisoformat(raw) if len(raw) <= 40 else None  # noqa: PLR2004  (no ISO time is longer)
-    except ValueError:
-        moment = None
-    if moment is None:
-        msg = f"{name} must be an ISO 8601 time or date, or a duration such as 24h or 7d (got {raw[:40]!r})"
-        raise ValueError(msg)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

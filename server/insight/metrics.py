@@ -20,10 +20,11 @@ from prometheus_client.registry import Collector
 
 from hitl.contracts.records import PERSON_DECISIONS
 from hitl.gate import timing
+from hitl.policy.groups import SYSTEM_ACTOR, UNKNOWN_ACTOR
 from server.coordination.inbox_rows import actions_of
 from server.coordination.inbox_table import TABLE
 from server.coordination.inbox_table_rows import listed_at
-from server.identity.users import ROLES, SYSTEM_ACTOR
+from server.identity.users import ROLES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -138,10 +139,10 @@ def label(value: object) -> str:
 def role_of(record: Mapping[str, Any]) -> str:
     """Who decided: `system` (the watcher) or the decider's highest role (their groups aside)."""
     if record.get("reviewer") == SYSTEM_ACTOR:
-        return "system"
+        return SYSTEM_ACTOR
     roles = record.get("roles")
     held = [r for r in ROLES if isinstance(roles, list) and r in roles]
-    return held[-1] if held else "unknown"
+    return held[-1] if held else UNKNOWN_ACTOR
 
 
 def refusal_status(message: str) -> str:

@@ -62,9 +62,13 @@ async def analytics_page(request: Request) -> JSONResponse:
 
 
 async def me(request: Request) -> JSONResponse:
-    """GET /me: the caller's name and role, and their teams (`groups`, only when they are in any)."""
+    """GET /me: the caller's name and role, and the teams they decide for (`groups`, only when any).
+
+    A requester decides for no team, whatever teams they are in (`hitl.policy.groups.deciding`).
+    """
     user = request_user(request)
-    teams = {"groups": sorted(user.extra_groups)} if user.extra_groups else {}
+    decides = sorted(user.groups - set(user.roles))
+    teams = {"groups": decides} if decides else {}
     return JSONResponse({"identity": user.identity, "role": user.role, **teams})
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts.records import ApprovalReceipt, Approvals, AuditRecord
+from hitl.policy.groups import SYSTEM_ACTOR
 from hitl.proof import audit_chain
 from server.identity.access import visible_thread
 from server.insight import metrics
@@ -100,7 +101,7 @@ def system_event(thread_id: str, pending: Pending, decision: str, message: str) 
         decision=decision,
         final_args=None,
         message=message,
-        reviewer="system",
+        reviewer=SYSTEM_ACTOR,
         roles=[],
         decided_at=datetime.now(UTC).isoformat(),
         outcome="accepted",
@@ -127,7 +128,7 @@ def not_applied(
         decision="not_applied",
         final_args=None,
         message=message,
-        reviewer="system",
+        reviewer=SYSTEM_ACTOR,
         roles=[],
         decided_at=datetime.now(UTC).isoformat(),
         outcome="refused" if refusal else "failed",

@@ -16,10 +16,11 @@ from langgraph.types import Command, Send
 from sqlalchemy.exc import OperationalError
 
 from agents.offline import phrases
+from hitl.gate.caller import ACTING_FOR_KEY
 from hitl.gate.trusted_state import CLEARANCES_KEY
 from tests.graphs.conftest import Conversation
 from tests.graphs.test_interrupt_on import stock_project
-from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for, server_run
+from tests.graphs.test_receipt_gate import ask_300, edit_to_899, receipt_for, said, server_run
 
 
 def planted_refund(order_id: str, amount: float) -> AIMessage:
@@ -266,3 +267,30 @@ def test_the_owner_approving_their_own_refund_does_not_run(support_agent, servic
     assert services.payments.count() == 0
     said = " ".join(m.text for m in chat.graph.get_state(chat.config).values["messages"])
     assert "someone else must decide it (separation of duties)" in said
+
+
+@pytest.mark.parametrize(
+    ("who", "roles", "refunded"),
+    [("carla", ("requester", "finance"), []), ("fin1", ("reviewer", "finance"), [300.0])],
+)
+def test_a_requester_in_the_deciding_team_may_not_decide_even_past_the_server(
+    services, new_order, who, roles, refunded
+):
+    """finance decides refunds: carla (requester in finance) approves under a receipt: not run, not refunded.
+
+    Issue 54, finding 4: a requester is never a decider, in the graph's own wall too (`deciding`); the
+    same approve by fin1 (a reviewer in finance) refunds once.
+    """
+    finance = {"issue_refund": {"allowed_decisions": ["approve", "reject"], "decider": "finance"}}
+    chat = Conversation(stock_project(services, interrupt_on=finance), str(uuid.uuid4()))
+    order_id = new_order(300)
+    action = ask_300(chat, order_id)
+    receipts = {action["tool_call_id"]: receipt_for(chat, action, "approve", action["args"])}
+    run = server_run(chat, receipts, who, *roles)
+    run["configurable"][ACTING_FOR_KEY] = {"identity": "requester1", "roles": ["requester"]}
+    chat.graph.invoke(Command(resume={"decisions": [{"type": "approve"}]}), run, version="v2")
+    assert [r["amount"] for r in services.payments.refunds_for(order_id)] == refunded
+    if not refunded:
+        assert f"{who} (requester) may not decide this issue_refund; it needs someone in finance" in said(
+            chat
+        )

@@ -183,3 +183,56 @@ async def test_a_prune_of_too_many_threads_is_refused_before_any_is_read(http_as
     answer = await http_as("supervisor1").post("/threads/prune", json={"thread_ids": ids})
     assert answer.status_code == 422, answer.text
     assert "at most 1000" in answer.text
+
+
+async def idle_thread(client) -> str:
+    """A thread of `client`'s user that waits for nothing (one finished turn)."""
+    thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, "support", input={"messages": [human("Hello")]})
+    return thread_id
+
+
+async def trail_of(http_as, thread_id: str) -> list[tuple[str, str]]:
+    """A thread's trail as staff read it: (decision, reviewer) of each record."""
+    trail = (await http_as("supervisor1").get(f"/audit/{thread_id}")).json()["records"]
+    return [(r["decision"], r["reviewer"]) for r in trail]
+
+
+async def test_a_deletion_the_engine_refuses_is_not_recorded(client_as, http_as, server_order, ledger):
+    """prune [own, another's]: 404; keep_latest: 422; DELETE another's: 404: threads stay, none recorded.
+
+    Issue 54, finding 7: a refused prune left `thread_deleted` in the trail of a thread that still
+    exists. Here the owner's thread holds a refund reviewer1 approved (refunded once): after the
+    refusals its trail is still the approval alone; a real prune then records one deletion, by its
+    owner, the trail (with the approval's receipt) verifies, and the refund is neither lost nor repeated.
+    """
+    order_id, own = await pending_refund(client_as, server_order, 300)
+    await client_as("reviewer1").runs.wait(
+        own, "support", command={"resume": {"decisions": [{"type": "approve"}]}}
+    )
+    assert ledger.refunds_of(order_id) == [300.0]
+    approved = await trail_of(http_as, own)
+    assert approved == [("approve", "reviewer1")]
+    others = await idle_thread(client_as("requester2"))
+
+    refused = await http_as("requester1").post("/threads/prune", json={"thread_ids": [own, others]})
+    assert refused.status_code == 404, refused.text
+    for user in ("requester1", "supervisor1"):
+        kept = await http_as(user).post(
+            "/threads/prune", json={"thread_ids": [own], "strategy": "keep_latest"}
+        )
+        assert kept.status_code == 422, (user, kept.text)
+    assert (await http_as("requester1").delete(f"/threads/{others}")).status_code == 404
+    for thread_id in (own, others):
+        assert (await http_as("supervisor1").get(f"/threads/{thread_id}")).status_code == 200
+    assert await trail_of(http_as, own) == approved
+    assert await trail_of(http_as, others) == []
+
+    pruned = await http_as("requester1").post("/threads/prune", json={"thread_ids": [own]})
+    assert pruned.status_code == 200, pruned.text
+    assert (await http_as("supervisor1").get(f"/threads/{own}")).status_code == 404
+    assert await trail_of(http_as, own) == [*approved, ("thread_deleted", "requester1")]
+    report = (await http_as("reviewer1").get(f"/audit/{own}/verification")).json()
+    assert report["ok"], report
+    assert ledger.refunds_of(order_id) == [300.0]
+    assert await trail_of(http_as, others) == []

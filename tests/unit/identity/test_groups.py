@@ -15,9 +15,9 @@ import pytest
 from hitl.policy import allowances
 from hitl.policy.deadlines import Deadline, escalates_to
 from hitl.policy.gates import ToolGate
-from hitl.policy.groups import Tiers, check_decider, is_group_name
+from hitl.policy.groups import RESERVED_NAMES, Tiers, check_decider, deciding, group_map, is_group_name
 from hitl.policy.overrides import PolicyCatalog
-from hitl.policy.served import AgentCard
+from hitl.policy.served import AgentCard, run_by_roles
 from hitl.settings import Settings, get_settings
 from server.identity import answerers, oidc, users
 from server.identity.users import User, UserDirectory, authenticated, from_memberships
@@ -194,7 +194,7 @@ def test_with_an_oidc_groups_claim_any_group_may_be_someones(people):
 
 
 async def test_the_oidc_groups_claim_gives_groups_and_bad_values_are_ignored():
-    """OIDC: `org.teams` (a dotted path) gives finance and sre; a role, `owner`, a bad name add nothing."""
+    """OIDC: `org.teams` (a dotted path) gives finance and sre; a role, owner, system, a bad name: nothing."""
     issuer = Issuer()
     issuer.add_key("k1")
     try:
@@ -202,7 +202,7 @@ async def test_the_oidc_groups_claim_gives_groups_and_bad_values_are_ignored():
         config = oidc.OidcConfig.from_settings(Settings(**env, hitl_oidc_groups_claim="org.teams"))  # type: ignore[arg-type]
         assert config is not None
         verifier = oidc.OidcVerifier(config)
-        teams = ["finance", "sre", "supervisor", "owner", "Bad Name", 7]
+        teams = ["finance", "sre", "supervisor", "owner", "system", "unknown", "Bad Name", 7]
         user = await verifier.verify(issuer.token("rita", "support", org={"teams": teams}))
         assert user == User("rita", "reviewer", frozenset({"finance", "sre"}))
         assert not user.may_decide("supervisor", None), "a groups claim never gives a role"
@@ -233,3 +233,79 @@ def test_an_allowance_covers_group_calls_only_for_a_granter_in_that_group():
     assert not allowances.could_decide(finance, "supervisor")
     assert not allowances.could_decide({"granted_role": "supervisor"}, "finance")
     assert allowances.could_decide({"granted_role": "supervisor"}, "reviewer")
+
+
+def test_a_requester_in_a_team_decides_nothing_and_still_runs_the_teams_agents():
+    """requester + finance: no deciding group (finance, requester), the owner's own questions only.
+
+    Issue 54, finding 4: a requester is never a decider. Their teams still count for `run_by` (running
+    an agent is no decision) and stay in their memberships (what a receipt and a run say they hold).
+    """
+    carla = User("carla", "requester", frozenset({"finance"}))
+    assert carla.groups == frozenset()
+    assert deciding(carla.memberships) == frozenset()
+    assert not carla.may_decide("finance", None)
+    assert not carla.may_decide("requester", None)
+    assert carla.may_decide("owner", "carla")
+    assert not carla.may_decide("owner", "ana")
+    assert carla.memberships == ["requester", "finance"]
+    assert card("ops", run_by=frozenset({"finance"})).may_run(carla.memberships)
+    ana = User("ana", "reviewer", frozenset({"finance"}))
+    assert ana.groups == deciding(ana.memberships) == {"reviewer", "finance"}
+    assert deciding(["supervisor", "reviewer", "sre"]) == {"supervisor", "reviewer", "sre"}
+
+
+def test_a_group_only_requesters_are_in_stops_the_start_and_is_answered_by_nobody(people):
+    """start-up: finance of requesters only is "a group nobody may decide for"; the watcher: not answerable.
+
+    A run_by group of requesters is still someone's (they may run it); an OIDC groups claim makes any
+    group possible only when the provider may sign in a reviewer or a supervisor.
+    """
+    people("carla:requester+finance:t1,boss:supervisor:t2")
+    finance = card(issue_refund=ToolGate(allowed_decisions=("approve",), decider="finance"))
+    with pytest.raises(
+        answerers.UnanswerablePolicyError,
+        match=r"support: issue_refund is decided by 'finance', a group nobody may decide for \(only "
+        r"requesters are in it; requesters never decide\)",
+    ):
+        answerers.check_policies([finance])
+    assert not answerers.answerable(["finance"], None)
+    assert answerers.answerable(["supervisor"], None)
+    answerers.check_policies([card("ops", run_by=frozenset({"finance"}))])
+
+    issuer = Issuer()
+    issuer.add_key("k1")
+    try:
+        customers_only = {**issuer.env(), "HITL_OIDC_ROLES": "customers:requester"}
+        people("boss:supervisor:t2", **customers_only, HITL_OIDC_GROUPS_CLAIM="teams")
+        with pytest.raises(answerers.UnanswerablePolicyError, match="'finance', a group nobody may decide"):
+            answerers.check_policies([finance])
+        assert not answerers.answerable(["finance"], None)
+        people("boss:supervisor:t2", **issuer.env(), HITL_OIDC_GROUPS_CLAIM="teams")
+        answerers.check_policies([finance])
+        assert answerers.answerable(["finance"], None)
+    finally:
+        issuer.close()
+
+
+@pytest.mark.parametrize("name", sorted(RESERVED_NAMES))
+def test_a_reserved_name_is_no_group_no_decider_and_no_team(name):
+    """system, unknown: refused in HITL_USERS' groups, as a decider, Tiers or escalation group, run_by, a map.
+
+    Issue 54, finding 9: one list (`RESERVED_NAMES`) for people, groups and actors.
+    """
+    assert not is_group_name(name)
+    with pytest.raises(ValueError, match=rf"HITL_USERS entry 'ana' lists group '{name}'.*keeps for itself"):
+        UserDirectory(f"ana:reviewer+{name}:t")
+    with pytest.raises(ValueError, match=rf"decider names '{name}' as its decider"):
+        ToolGate(allowed_decisions=("approve",), decider=name)
+    with pytest.raises(ValueError, match=rf"Tiers above 500 names '{name}'"):
+        Tiers("amount", "finance", ((500, name),))
+    with pytest.raises(ValueError, match=rf"escalate_to names '{name}'"):
+        Deadline(60, "escalate", escalated_seconds=60, escalate_to=name)
+    with pytest.raises(ValueError, match=rf"run_by names '{name}'"):
+        run_by_roles([name])
+    with pytest.raises(ValueError, match=rf"HITL_SLACK_GROUP_WEBHOOKS entry '{name}=x'"):
+        group_map("HITL_SLACK_GROUP_WEBHOOKS", f"{name}=x")
+    assert escalates_to({"escalate_to": name}) == "supervisor"
+    assert ToolGate(allowed_decisions=("approve",), decider=lambda _a: name).required_role({}) == "supervisor"

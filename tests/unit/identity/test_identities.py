@@ -84,8 +84,10 @@ async def test_time_claims_must_be_numbers(oidc_on, claim):
         await identify(oidc_on.token("alice", ["support"], **{claim: value}))
 
 
-@pytest.mark.parametrize("name", ["system", "System", "SYSTEM", "\uff53ystem", "\u0455ystem"])
-def test_hitl_users_may_not_name_the_system_actor(name):
-    """HITL_USERS naming the server's own actor, however spelled, stops the start naming it."""
-    with pytest.raises(ValueError, match="the server's own actor"):
+@pytest.mark.parametrize(
+    "name", ["system", "System", "SYSTEM", "\uff53ystem", "\u0455ystem", "unknown", "Unknown", "UNKNOWN"]
+)
+def test_hitl_users_may_not_name_a_reserved_actor(name):
+    """HITL_USERS naming `system` or `unknown` (the server's own), however spelled, stops the start."""
+    with pytest.raises(ValueError, match=r"a name the server keeps for itself \(system, unknown\)"):
         UserDirectory(f"{name}:supervisor:t-system")

@@ -149,6 +149,21 @@ def test_per_group_the_deciders_teams_else_their_role():
     assert by(grouped, "group")["finance"]["rates"]["approve"] == 1.0
 
 
+def test_a_reserved_name_among_a_deciders_roles_is_no_team():
+    """per group: `system` or `unknown` in a record's roles (an older release let people hold them): no team.
+
+    Issue 54, finding 9: a member's decisions shared the `system` row with the watcher's expiries.
+    Now ana's counts as reviewer, lee's as finance; the system row keeps only the expiry.
+    """
+    reserved = [
+        *RECORDS,
+        record(16, "issue_refund", "approve", "ana", [*REVIEWER, "system"], 8, requested=REFUND),
+        record(17, "issue_refund", "approve", "lee", [*REVIEWER, "unknown", "finance"], 12),
+    ]
+    grouped = {r["group"]: r["decisions"] for r in summarise(reserved, PAUSED, QUERY)["by_group"]}
+    assert grouped == {"reviewer": 8, "supervisor": 3, "finance": 1, "system": 1}
+
+
 def test_per_reviewer_workload_speed_and_quick_approvals():
     """per reviewer: reviewer1 7 (median 7 s, 3 quick), supervisor1 3 (median 40 s); expiries are no one's."""
     reviewers = by(summarise(RECORDS, PAUSED, QUERY)["by_reviewer"], "reviewer")
