@@ -48,7 +48,7 @@ FUNCTIONS = frozenset(
     | {"percent_rank", "position", "power", "rank", "regexp_replace", "replace", "right", "round"}
     | {"row_number", "rpad", "rtrim", "sign", "split_part", "sqrt", "starts_with", "string_agg", "strpos"}
     | {"substr", "substring", "sum", "timezone", "to_char", "to_date", "to_json", "to_jsonb", "to_number"}
-    | {"to_timestamp", "trim", "trunc", "upper"}
+    | {"to_timestamp", "trunc", "upper"}
 )
 """Functions a statement may call (unqualified or in `pg_catalog`): text, numbers, dates, JSON, aggregates."""
 

@@ -9,9 +9,12 @@ row limits (`statements`).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
+
+from services.errors import BusinessRuleError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -49,6 +52,9 @@ PRAGMAS = frozenset(
 
 MODULES = frozenset({"json_each", "json_tree"})
 """Virtual-table modules a statement may read: the JSON table-valued functions. No statement makes one."""
+
+WORD = re.compile(r"[0-9A-Za-z_$\u0080-\U0010ffff]+")
+"""A word of a statement: any name it gives, quoted or not, is one."""
 
 SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_temp_master"})
 """SQLite's schema tables: readable; written only by SQLite itself while it runs a CREATE, DROP or ALTER
@@ -124,10 +130,21 @@ class SqliteAllowlist:
         self.refusal: str | None = None
 
     @contextmanager
-    def statement(self) -> Iterator[None]:
-        """Authorize what SQLite compiles inside the block (and recompiles, while rows are fetched)."""
+    def statement(self, query: str) -> Iterator[None]:
+        """Authorize what SQLite compiles of `query` inside the block (and recompiles, while rows are fetched).
+
+        A statement that names an unlisted module or a virtual table is refused before SQLite sees
+        it: SQLite connects such a table (its module's code runs) while it looks the name up, before
+        it asks the authorizer about reading it.
+
+        Raises:
+            BusinessRuleError: `query` names a module or virtual table that is not on the list.
+        """
         self._writable, virtual = schema_tables(self._connection)
         self._unreadable = (virtual | self._modules) - MODULES
+        if named := sorted({word.lower() for word in WORD.findall(query)} & self._unreadable):
+            what = f"the virtual table or module {', '.join(named)} (only {', '.join(sorted(MODULES))} are)"
+            raise BusinessRuleError(refusal_message(what))
         self._created = set()
         self._altering = False
         self.refusal = None

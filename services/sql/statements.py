@@ -109,7 +109,7 @@ def _read(engine: Engine, query: str, timeout_ms: int, max_rows: int) -> SqlResu
     with engine.connect() as conn:
         _read_only(conn, on=True)
         try:
-            with _allowlisted(conn), _time_limit(conn, timeout_ms):
+            with _allowlisted(conn, query), _time_limit(conn, timeout_ms):
                 result = conn.execution_options(stream_results=True).exec_driver_sql(
                     _as_driver_text(conn, query)
                 )
@@ -133,7 +133,7 @@ def _write(engine: Engine, query: str, tool_call_id: str, timeout_ms: int) -> Sq
         with engine.begin() as conn:
             if (done := by_tool_call(conn, tool_call_id)) is not None:
                 return done
-            with _allowlisted(conn), _time_limit(conn, timeout_ms):
+            with _allowlisted(conn, query), _time_limit(conn, timeout_ms):
                 rowcount = conn.exec_driver_sql(_as_driver_text(conn, query)).rowcount
             conn.execute(
                 insert(sql_runs).values(
@@ -168,7 +168,7 @@ def _within_bytes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def _allowlisted(conn: Connection) -> Iterator[None]:
+def _allowlisted(conn: Connection, query: str) -> Iterator[None]:
     """SQLite: the connection's authorizer for the statement run inside (PostgreSQL's was parsed before).
 
     Raises:
@@ -179,7 +179,7 @@ def _allowlisted(conn: Connection) -> Iterator[None]:
         return
     allowlist: SqliteAllowlist = conn.connection.info["allowlist"]
     try:
-        with allowlist.statement():
+        with allowlist.statement(query):
             yield
     except DBAPIError as error:
         if allowlist.refusal is None:
