@@ -99,16 +99,15 @@ LIMITS = {
 
 
 def harden(connection: sqlite3.Connection) -> None:
-    """Set a console connection's limits; no extensions; SQL kept in the schema calls innocuous functions.
+    """Set a console connection's limits, and no extension loading.
 
-    `trusted_schema = OFF`: a DEFAULT, CHECK, generated column, index or view calls only functions
-    SQLite marks innocuous (no `fts3_tokenizer`, no `load_extension`), whoever wrote it.
+    Its schema is untrusted as on every sealed business connection (`hitl.databases.sqlite_pragmas`):
+    a DEFAULT, CHECK, index or view calls only functions SQLite marks innocuous.
     """
     for limit, value in LIMITS.items():
         connection.setlimit(limit, value)
     if hasattr(connection, "enable_load_extension"):  # absent where Python was built without it
         connection.enable_load_extension(False)  # noqa: FBT003  (sqlite3's API)
-    connection.execute("PRAGMA trusted_schema = OFF")
 
 
 class SqliteAllowlist:
@@ -131,7 +130,7 @@ class SqliteAllowlist:
 
     @contextmanager
     def statement(self, query: str) -> Iterator[None]:
-        """Authorize what SQLite compiles of `query` inside the block (and recompiles, while rows are fetched).
+        """Authorize what SQLite compiles of `query` in the block (and recompiles while rows are fetched).
 
         A statement that names an unlisted module or a virtual table is refused before SQLite sees
         it: SQLite connects such a table (its module's code runs) while it looks the name up, before

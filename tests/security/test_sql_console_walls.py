@@ -59,7 +59,7 @@ async def server_answers(http_as, server) -> None:
 async def test_the_crashing_sequence_is_refused_and_the_server_lives(
     client_as, http_as, server, ledger, asker
 ):
-    """staff, read and approved write: every step refused by name; the server answers; nothing written or made."""
+    """staff, read and approved write: each step refused by name; the server answers; nothing written."""
     before = ledger.snapshot()
     replies = {statement: await console(client_as, asker, statement) for statement in [*CRASH, *OTHER_NATIVE]}
     for statement, reply in replies.items():
@@ -131,7 +131,7 @@ def busy_worker(server) -> int | None:
 
 
 async def test_a_worker_crashed_mid_statement_fails_that_statement_only(client_as, http_as, server, ledger):
-    """SIGSEGV in the worker of an approved statement: the tool says so, nothing recorded; the next read runs."""
+    """SIGSEGV in an approved statement's worker: the tool says so, nothing recorded; the next read runs."""
     before = ledger.snapshot()
     asker = client_as("reviewer1")
     thread_id, thread = await start(asker, phrases.run_sql(ENDLESS_WRITE), "ops")

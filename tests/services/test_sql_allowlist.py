@@ -60,7 +60,7 @@ def call_of(name: str, arguments: int) -> str:
 
 
 def test_every_function_not_on_the_list_is_refused_by_name(services):
-    """functions: each one the database has and the console does not list is refused, naming it; no data lost."""
+    """functions: each one the database has and the console does not list is refused by name; no data lost."""
     if dialect(services) == "sqlite":
         functions = sqlite_rows(services, "SELECT DISTINCT name, narg FROM pragma_function_list")
         unlisted = [(name, narg) for name, narg in functions if name.lower() not in sqlite_rules.FUNCTIONS]
@@ -76,7 +76,7 @@ def test_every_function_not_on_the_list_is_refused_by_name(services):
 
 
 def test_every_listed_function_exists_and_is_allowed(services):
-    """functions: the list names only functions the database has, and calling one is never refused by the list."""
+    """functions: the list names only functions the database has, and none of them is refused by the list."""
     if dialect(services) == "sqlite":
         have = {name.lower() for (name,) in sqlite_rows(services, "SELECT name FROM pragma_function_list")}
         listed = sqlite_rules.FUNCTIONS
@@ -88,7 +88,10 @@ def test_every_listed_function_exists_and_is_allowed(services):
         try:
             services.sql.run(f"SELECT {name}() AS x", tool_call_id="read")
         except BusinessRuleError as error:  # wrong arguments, a window function without OVER: the database's
-            assert "does not allow" not in str(error), (name, str(error))
+            refusal = str(error)
+        else:
+            refusal = ""
+        assert "does not allow" not in refusal, (name, refusal)
     if dialect(services) == "sqlite":
         pointed = services.sql.run("""SELECT '{"a": 1}' ->> '$.a' AS a""", tool_call_id="r")
         assert pointed["rows"] == [{"a": 1}]
@@ -96,7 +99,7 @@ def test_every_listed_function_exists_and_is_allowed(services):
 
 
 def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(services):
-    """pragmas (SQLite): each unlisted one is refused, read, set or as `pragma_x`; writable_schema stays off."""
+    """pragmas (SQLite): each unlisted one is refused, read, set or as `pragma_x`; writable_schema stays 0."""
     if dialect(services) != "sqlite":
         pytest.skip(
             "PostgreSQL has no pragmas: its SET, SHOW and set_config are refused statements and functions"
@@ -107,7 +110,7 @@ def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(s
     for name in unlisted:
         for statement in (f"PRAGMA {name}", f"PRAGMA {name} = 1"):
             assert f"does not allow PRAGMA {name}" in refused(services, statement), statement
-        as_table = refused(services, f"SELECT * FROM pragma_{name}")
+        as_table = refused(services, f"SELECT * FROM pragma_{name}")  # noqa: S608  (names SQLite lists)
         assert "does not allow" in as_table or f"no such table: pragma_{name}" in as_table, (name, as_table)
     for name in sqlite_rules.PRAGMAS:
         assert f"pragma_{name}" in {f"pragma_{p}" for p in pragmas}
@@ -117,14 +120,14 @@ def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(s
 
 
 def test_every_module_not_on_the_list_is_refused_read_or_made(services):
-    """modules (SQLite): each unlisted one can be neither read nor made into a table; no virtual table appears."""
+    """modules (SQLite): each unlisted one can be neither read nor made a table; no virtual table appears."""
     if dialect(services) != "sqlite":
         pytest.skip("virtual-table modules are SQLite's; PostgreSQL's extensions are refused statements")
     modules = [name for (name,) in sqlite_rows(services, "SELECT name FROM pragma_module_list")]
     unlisted = [name for name in modules if name not in sqlite_rules.MODULES]
     assert {"fts3", "fts4", "fts5", "rtree", "dbstat", "fts3tokenize"} <= set(unlisted)
     for name in unlisted:
-        for statement in (f"SELECT * FROM {name}", f"CREATE VIRTUAL TABLE v_{name} USING {name}(a)"):
+        for statement in (f"SELECT * FROM {name}", f"CREATE VIRTUAL TABLE v_{name} USING {name}(a)"):  # noqa: S608
             assert f"does not allow the virtual table or module {name} " in refused(services, statement)
     listed = refused(services, "CREATE VIRTUAL TABLE v USING json_each")  # a listed module: not made either
     assert "does not allow CREATE VIRTUAL TABLE" in listed
@@ -195,7 +198,7 @@ ESCAPES = {
 
 
 def test_postgresql_refuses_every_way_out_even_as_a_superuser(services, tmp_path):
-    """PostgreSQL: files, programs, large objects, dblink, roles, settings, catalogs: refused by name; no file made."""
+    """PostgreSQL: files, programs, large objects, dblink, roles, settings, catalogs: refused by name."""
     if dialect(services) != "postgresql":
         pytest.skip("PostgreSQL's ways out; SQLite's are the fuzzed lists above")
     with services.engine.connect() as conn:
@@ -213,7 +216,7 @@ def test_postgresql_refuses_every_way_out_even_as_a_superuser(services, tmp_path
 
 
 def test_what_the_ops_agent_does_still_runs(services):
-    """Both: reads with functions, and approved writes (archive, insert, update, schema change) run as before."""
+    """Both: reads with functions, and approved writes (archive, insert, update, schema) run as before."""
     read = services.sql.run(
         "SELECT lower(customer_name) AS name, count(*) AS n FROM orders "
         "WHERE delivered_on < '2025-01-01' GROUP BY lower(customer_name) ORDER BY name",
@@ -222,8 +225,8 @@ def test_what_the_ops_agent_does_still_runs(services):
     assert [row["name"] for row in read["rows"]] == ["jonas weber", "lea santos"]
     for call, statement in enumerate(
         [
-            "CREATE TABLE archive (order_id VARCHAR(32) PRIMARY KEY, amount FLOAT DEFAULT 0 CHECK (amount >= 0))",
-            "INSERT INTO archive (order_id, amount) SELECT order_id, amount FROM orders WHERE delivered_on < '2025-01-01'",
+            "CREATE TABLE archive (order_id VARCHAR(32) PRIMARY KEY, amount FLOAT CHECK (amount > 0))",
+            "INSERT INTO archive SELECT order_id, amount FROM orders WHERE delivered_on < '2025-01-01'",
             "UPDATE archive SET amount = round(amount * 2) WHERE order_id = 'A0412'",
             "ALTER TABLE archive ADD COLUMN note VARCHAR(200)",
             "CREATE INDEX archive_amount ON archive (amount)",

@@ -69,7 +69,7 @@ def counts(engines) -> tuple[int, int]:
 
 @pytest.mark.parametrize(("query", "kind"), [(ENDLESS_AS_SELECT, "read"), (ENDLESS, "write")])
 def test_a_worker_killed_mid_statement_fails_it_and_the_next_runs(services, engines, query, kind):
-    """SIGSEGV in the worker: that statement fails saying so, nothing is written, a new worker runs the next."""
+    """SIGSEGV in the worker: that statement fails saying so, nothing written; a new worker runs the next."""
     console = SqlConsole(engines[-1], read_timeout_ms=60_000, write_timeout_ms=60_000)
     pid = idle_worker(console)
     running = in_background(console, query, tool_call_id=f"endless-{kind}")
@@ -100,7 +100,7 @@ def test_a_worker_that_died_while_idle_is_replaced(services, engines):
 
 
 def test_a_worker_that_stops_answering_is_killed_after_its_time_limit(services, engines):
-    """A hung worker (SIGSTOP): the server waits the limit and a grace, kills it, and the statement fails in time."""
+    """A hung worker (SIGSTOP): killed after the limit and a grace; the statement fails in time."""
     if engines[-1].dialect.name != "sqlite":
         pytest.skip("the same path on either database: once is enough")
     console = SqlConsole(engines[-1], read_timeout_ms=300)
