@@ -82,6 +82,17 @@ class SqlConsole:
                 message is kept), it ran past its time limit and was stopped (nothing changed), or
                 its worker process died (then the next statement gets a new one).
         """
+        if self._engine.dialect.name == "sqlite" and self._engine.url.database in {None, "", ":memory:"}:
+            msg = "The SQL console runs on a database file or server; this one is in one process's memory."
+            raise BusinessRuleError(msg)
+        try:
+            query.encode()
+        except UnicodeEncodeError as error:
+            msg = f"The statement is not valid text: {error.reason} at character {error.start + 1}."
+            raise BusinessRuleError(msg) from error
+        if "\x00" in query:  # a parser reading C strings would see less than the database runs
+            msg = f"The statement contains a NUL character (at character {query.index(chr(0)) + 1})."
+            raise BusinessRuleError(msg)
         if len(query) > MAX_STATEMENT_CHARS:
             msg = (
                 f"The statement is {len(query):,} characters long; "

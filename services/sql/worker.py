@@ -44,6 +44,10 @@ def main() -> None:
             answer = {
                 "refused": "The statement needed more memory than the SQL console allows; nothing changed."
             }
+        except Exception as error:  # noqa: BLE001  (any other failure is this statement's; the worker goes on)
+            answer = {
+                "refused": f"The SQL console could not run the statement: {type(error).__name__}: {error}"
+            }
         _answer(answer)
 
 

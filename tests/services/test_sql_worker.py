@@ -158,3 +158,38 @@ def test_a_statement_longer_than_the_console_takes_is_refused_before_any_worker(
     with pytest.raises(BusinessRuleError, match=f"the SQL console takes {MAX_STATEMENT_CHARS:,} at most"):
         console.run(query, tool_call_id="long")
     assert console.workers.pids() == []
+
+
+def test_a_read_is_cut_at_a_million_bytes_and_says_so(services, engines):
+    """bytes: six rows of 600 KB each come back as the one that fits, marked truncated."""
+    console = SqlConsole(engines[-1])
+    big = (
+        "SELECT order_id, hex(randomblob(300000)) AS filler FROM orders"
+        if engines[-1].dialect.name == "sqlite"
+        else "SELECT order_id, lpad('', 600000, 'ab') AS filler FROM orders"
+    )
+    cut = console.run(big, tool_call_id="big")
+    assert (cut["rowcount"], cut["truncated"]) == (1, True)
+    assert len(cut["rows"][0]["filler"]) == 600_000
+    console.workers.close()
+
+
+def test_text_that_is_no_text_is_refused_and_the_worker_goes_on(services, engines):
+    """input: a lone surrogate or a NUL is refused saying where; the worker lives on."""
+    console = SqlConsole(engines[-1])
+    pid = idle_worker(console)
+    with pytest.raises(BusinessRuleError, match="not valid text: surrogates not allowed at character 9"):
+        console.run("SELECT '\ud800' AS x", tool_call_id="surrogate")
+    with pytest.raises(BusinessRuleError, match="contains a NUL character \\(at character 10\\)"):
+        console.run("SELECT 'a\x00b' AS x", tool_call_id="nul")
+    assert console.run(COUNT, tool_call_id="after")["rows"] == [{"n": len(DEMO_ORDERS)}]
+    assert console.workers.pids() == [pid]
+    console.workers.close()
+
+
+def test_an_in_memory_database_is_refused_by_name():
+    """memory: a console on `sqlite://` says it needs a file or server (a worker could not see it)."""
+    from services.registry import Services  # noqa: PLC0415  (this module's fixtures open files)
+
+    with pytest.raises(BusinessRuleError, match="in one process's memory"):
+        Services.open("sqlite://").sql.run(COUNT, tool_call_id="memory")
