@@ -85,20 +85,7 @@ class SqlConsole:
         if self._engine.dialect.name == "sqlite" and self._engine.url.database in {None, "", ":memory:"}:
             msg = "The SQL console runs on a database file or server; this one is in one process's memory."
             raise BusinessRuleError(msg)
-        try:
-            query.encode()
-        except UnicodeEncodeError as error:
-            msg = f"The statement is not valid text: {error.reason} at character {error.start + 1}."
-            raise BusinessRuleError(msg) from error
-        if "\x00" in query:  # a parser reading C strings would see less than the database runs
-            msg = f"The statement contains a NUL character (at character {query.index(chr(0)) + 1})."
-            raise BusinessRuleError(msg)
-        if len(query) > MAX_STATEMENT_CHARS:
-            msg = (
-                f"The statement is {len(query):,} characters long; "
-                f"the SQL console takes {MAX_STATEMENT_CHARS:,} at most."
-            )
-            raise BusinessRuleError(msg)
+        _check_text(query)
         read = is_read_only(query)
         limit = self._read_timeout_ms if read else self._write_timeout_ms
         statement = Statement(
@@ -129,3 +116,19 @@ class SqlConsole:
     def _done(self, tool_call_id: str) -> SqlResult | None:
         with self._engine.connect() as conn:
             return by_tool_call(conn, tool_call_id)
+
+
+def _check_text(query: str) -> None:
+    """Refuse a statement that is no text, holds a NUL or passes `MAX_STATEMENT_CHARS`, saying where."""
+    try:
+        query.encode()
+    except UnicodeEncodeError as error:
+        msg = f"The statement is not valid text: {error.reason} at character {error.start + 1}."
+        raise BusinessRuleError(msg) from error
+    if "\x00" in query:  # a parser reading C strings would see less than the database runs
+        msg = f"The statement contains a NUL character (at character {query.index(chr(0)) + 1})."
+        raise BusinessRuleError(msg)
+    if len(query) > MAX_STATEMENT_CHARS:
+        most = MAX_STATEMENT_CHARS
+        msg = f"The statement is {len(query):,} characters long; the SQL console takes {most:,} at most."
+        raise BusinessRuleError(msg)
