@@ -2,9 +2,9 @@
 
 A SQLite file gets its folder, WAL and a busy timeout, so a server, its tests and scripts can
 share it; tables are made under `schema_lock`. An engine opened `sealed` cannot reach another
-file: SQLite's limit of attached databases is 0, so `ATTACH` and `VACUUM INTO` fail (the business
-database, which an agent's SQL console runs statements on). Not for what is kept where: the
-approval layer's store is `server.ledger.storage`, the demo's business tables `services.database`.
+file (SQLite's limit of attached databases is 0: `ATTACH`, `VACUUM INTO` fail) and does not trust
+its schema (the business database, which an agent's SQL console runs statements on). Not for what
+is kept where: the approval layer's store is `server.ledger.storage`, the business tables `services.database`.
 """
 
 from __future__ import annotations
@@ -43,10 +43,15 @@ def open_database(url: str, *, sealed: bool = False) -> Engine:
 
 
 def sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object, *, sealed: bool = False) -> None:
-    """WAL and a busy timeout, so the server and a test can share the file; `sealed`: no ATTACH."""
+    """WAL and a busy timeout, so the server and a test can share the file.
+
+    `sealed`: no ATTACH, and SQL kept in the schema (a DEFAULT, CHECK, index, view or trigger, which
+    a reviewed statement may have written) calls only functions SQLite marks innocuous.
+    """
+    cursor = dbapi_connection.cursor()
     if sealed:
         dbapi_connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA trusted_schema=OFF")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()

@@ -4,8 +4,9 @@ Replicas keep the business data in `<set>_business`, owned by a role of its own 
 the layer's records in `<set>_layer`, with `CONNECT` revoked from everyone else
 (`server.runtime.replicas.ReplicaSet.create_databases`, as `deploy/` does). The ops agent's SQL console
 runs as the business role: it finds no layer table, cannot read the server's files, copy out,
-or load an extension that reaches another database, and a connection of its role to the layer's
-database is refused. The trail of a decided refund is unchanged after every attempt.
+or load an extension that reaches another database (its allowlist refuses them first; the role's
+privileges refuse them too), and a connection of its role to the layer's database is refused.
+The trail of a decided refund is unchanged after every attempt.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import psycopg
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from agents.offline import phrases
 from server.ledger.storage import METADATA, decisions
@@ -74,15 +76,20 @@ async def test_the_business_role_reaches_no_layer_table_file_or_database(replica
         assert 'relation "hitl_decisions" does not exist' in replies[READS[0]], replies
         assert 'relation "public.hitl_audit_records" does not exist' in replies[READS[1]], replies
         assert "returned 0 row(s)" in replies[READS[2]], replies
-        assert "permission denied" in replies[READS[3]], replies
+        assert "does not allow the function pg_read_file()" in replies[READS[3]], (
+            replies
+        )  # the console's list
         for statement in WRITES:
             assert "did not run" in replies[statement], replies
-        assert "superuser" in replies[WRITES[0]] or "permission denied" in replies[WRITES[0]], replies
+        assert "does not allow COPY" in replies[WRITES[0]], replies
+        assert "does not allow CREATE EXTENSION" in replies[WRITES[1]], replies
         assert await audit(boss, thread_id) == before
         assert (await boss.get(f"/audit/{thread_id}/verification")).json()["ok"]
     assert [r["amount"] for r in business.payments.refunds_for(order_id)] == [300.0]
     with layer.connect() as conn:
         assert conn.scalar(select(func.count()).where(decisions.c.decision_id == "forged")) == 0
+    with business.engine.connect() as conn, pytest.raises(DBAPIError, match="permission denied"):
+        conn.exec_driver_sql(READS[3])  # and the role's own privileges, past the console
     with business.engine.connect() as conn:
         tables = set(
             conn.exec_driver_sql("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").scalars()

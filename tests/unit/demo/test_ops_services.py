@@ -33,7 +33,7 @@ def test_only_a_plain_select_counts_as_a_read(query, read):
 
 def test_a_read_cannot_write_even_if_misjudged(services, monkeypatch):
     """Defence in depth: a statement run as a read goes through a read-only connection and changes nothing."""
-    monkeypatch.setattr("services.sql.is_read_only", lambda _query: True)
+    monkeypatch.setattr("services.sql.console.is_read_only", lambda _query: True)
     with pytest.raises(BusinessRuleError, match="refused"):
         services.sql.run("DELETE FROM orders", tool_call_id="c1")
     assert services.orders.get("A1024")["order_id"] == "A1024"
