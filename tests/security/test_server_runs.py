@@ -1,0 +1,85 @@
+"""Every run the server starts itself works on the thread owner's records, and on nobody else's (issue 54).
+
+Finding 1 of the fifth attack pass: `POST /threads/{id}/withdraw` resumed the thread with a run
+that named nobody, and the tools took "nobody" for "everyone": a requester withdrew the agent's
+"which order?" question giving another customer's order id, and the agent read that order and
+refunded 45 (under the auto-approve limit) with nobody deciding. Now each run the server starts
+passes one door (`server.admission.server_runs`) that writes whose records it works on, and a
+tool in a server run that names nobody refuses. Outcomes are read from the business database
+and the trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from agents.offline import phrases
+from tests.security.outcomes import add_owned_order
+from tests.server.helpers import only_pending, start
+
+pytestmark = pytest.mark.server
+
+
+async def until_idle(client, thread_id: str, seconds: float = 60) -> dict:
+    """The thread once its run has ended (bounded polling)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        thread = await client.threads.get(thread_id)
+        if thread["status"] == "idle":
+            return thread
+        await asyncio.sleep(0.2)
+    pytest.fail(f"thread {thread_id} still {thread['status']} after {seconds} s")
+
+
+async def question_waiting(requester) -> str:
+    """requester1 asks for a refund without naming the order; the agent asks which one. The thread."""
+    thread_id, thread = await start(requester, phrases.REFUND_WITHOUT_ORDER)
+    [action] = only_pending(thread)["value"]["action_requests"]
+    assert action["name"] == "ask_user", action
+    return thread_id
+
+
+async def test_a_withdrawal_naming_another_customers_order_reads_and_refunds_nothing(
+    client_as, http_as, server_services, ledger
+):
+    """withdraw with requester2's order id as the reason: the run acts for requester1, so no refund.
+
+    The agent reads the answer as the order id; looking it up finds no such order of requester1,
+    nothing is refunded, the customer's name and address never reach the thread, and the trail
+    holds the withdrawal alone. The run carries whose records it works on.
+    """
+    requester = client_as("requester1")
+    theirs = add_owned_order(server_services, 45, "requester2")
+    thread_id = await question_waiting(requester)
+
+    answer = await http_as("requester1").post(f"/threads/{thread_id}/withdraw", json={"reason": theirs})
+    assert answer.status_code == 200, answer.text
+    await until_idle(requester, thread_id)
+
+    assert ledger.refunds_of(theirs) == []
+    state = await requester.threads.get_state(thread_id)
+    said = " ".join(str(m["content"]) for m in state["values"]["messages"])
+    assert f"There is no order {theirs} for requester1" in said, said
+    assert f"{theirs.lower()}@example.com" not in said
+    records = (await http_as("supervisor1").get(f"/audit/{thread_id}")).json()["records"]
+    assert [(r["decision"], r["reviewer"]) for r in records] == [("withdrawn", "requester1")]
+    [run, *_] = await requester.runs.list(thread_id)
+    told = run["kwargs"]["config"]["configurable"]
+    assert told["hitl_acting_for"] == {"identity": "requester1", "roles": ["requester"]}
+    assert told["hitl_requested_by"] == ["requester1"]
+
+
+async def test_a_withdrawal_naming_the_owners_own_order_works_on_it(client_as, http_as, server_services, ledger):
+    """withdraw with requester1's own order id: the run acts for requester1, so it reads and refunds it (45)."""
+    requester = client_as("requester1")
+    mine = add_owned_order(server_services, 45, "requester1")
+    thread_id = await question_waiting(requester)
+
+    answer = await http_as("requester1").post(f"/threads/{thread_id}/withdraw", json={"reason": mine})
+    assert answer.status_code == 200, answer.text
+    await until_idle(requester, thread_id)
+
+    assert ledger.refunds_of(mine) == [45.0]
