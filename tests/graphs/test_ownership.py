@@ -47,11 +47,10 @@ REVIEWER = ("reviewer1", "reviewer")
 
 
 def call(tools, name: str, args: dict[str, Any], user: tuple[str, ...] | None, config=None) -> Any:
-    """Invoke tool `name` as a model's tool call would, as `user` (None: in-process, said so), or with `config`."""
+    """Invoke tool `name` as a model's call would, as `user` (None: in-process, said so), or with `config`."""
     (tool,) = [t for t in tools if t.name == name]
     tool_call = {"type": "tool_call", "id": f"call-{uuid.uuid4().hex[:8]}", "name": name, "args": args}
     return tool.invoke(tool_call, config=config or (as_user(*user) if user else in_process()))
-
 
 
 def book(services, owner: str | None) -> str:
@@ -117,7 +116,7 @@ key do not count, only the server's `hitl_acting_for`."""
 
 @pytest.mark.parametrize("config", NOBODY_NAMED.values(), ids=list(NOBODY_NAMED))
 def test_a_run_that_names_nobody_reads_and_writes_no_record(services, config):
-    """get_order, issue_refund, cancel_booking, read_data, execute_sql: tool errors saying why; no row changes."""
+    """Tools on owned records (orders, refunds, bookings, read_data, SQL): errors saying why; no change."""
     order_id = add_order(services, 45.0, owner="requester2")
     booking_id = book(services, "requester2")
     support, travel = build_support_tools(lambda: services), build_travel_tools(lambda: services)
@@ -131,17 +130,18 @@ def test_a_run_that_names_nobody_reads_and_writes_no_record(services, config):
     ]
     for result in results:
         assert result.status == "error", result
-        assert "names nobody whose records it works on" in result.content or "does not name whose records" in (
-            result.content
-        ), result.content
-        assert "Ines" not in result.content and "requester2" not in result.content
+        said = result.content
+        assert "names nobody whose records" in said or "does not name whose records" in said, said
+        assert "Ines" not in said
+        assert "requester2" not in said
     assert services.payments.refunds_for(order_id) == []
     assert services.bookings.get(booking_id)["status"] == "confirmed"
 
 
 def test_a_server_run_acts_for_the_owner_it_names_not_its_caller(services):
-    """server run: a reviewer's resume on requester1's thread reads requester1's order only, not requester2's."""
-    mine, theirs = add_order(services, 45.0, owner="requester1"), add_order(services, 45.0, owner="requester2")
+    """server run: a reviewer's resume on requester1's thread reads requester1's order, not requester2's."""
+    mine = add_order(services, 45.0, owner="requester1")
+    theirs = add_order(services, 45.0, owner="requester2")
     config = {
         "configurable": {
             "thread_id": "t-1",

@@ -46,8 +46,10 @@ def receipt_for(chat, action: dict[str, Any], decision: str, final_args: dict | 
 
 
 def server_run(chat, receipts: dict[str, str] | None, identity: str = "supervisor1", *roles: str) -> dict:
-    """`chat`'s config as the server writes it: a server run, the caller, whom it works for (requester1),
-    and the receipts it names (None: none)."""
+    """`chat`'s config as the server writes it: the caller, whom it works for, the receipts (None: none).
+
+    A server run (`SERVER_RUN`) working for requester1, who owns the test's orders.
+    """
     configurable = {
         **chat.config["configurable"],
         **SERVER_RUN,

@@ -72,8 +72,10 @@ async def test_a_withdrawal_naming_another_customers_order_reads_and_refunds_not
     assert told["hitl_requested_by"] == ["requester1"]
 
 
-async def test_a_withdrawal_naming_the_owners_own_order_works_on_it(client_as, http_as, server_services, ledger):
-    """withdraw with requester1's own order id: the run acts for requester1, so it reads and refunds it (45)."""
+async def test_a_withdrawal_naming_the_owners_own_order_works_on_it(
+    client_as, http_as, server_services, ledger
+):
+    """withdraw with requester1's own order id: the run acts for requester1: it reads and refunds it (45)."""
     requester = client_as("requester1")
     mine = add_owned_order(server_services, 45, "requester1")
     thread_id = await question_waiting(requester)

@@ -15,9 +15,8 @@ from langgraph.types import Command
 
 from hitl.gate.caller import in_process
 
-
 SERVER_RUN = {"run_id": "run-in-test", "assistant_id": "assistant-in-test", "graph_id": "graph-in-test"}
-"""What the Agent Server's run store writes into every run's `configurable` (`hitl.gate.caller.SERVER_RUN_KEYS`):
+"""What the Agent Server's run store writes into every run's `configurable` (`caller.SERVER_RUN_KEYS`):
 a run carrying it is a server run, whose tools work on the records of the person it names, or none."""
 
 
@@ -38,7 +37,7 @@ class Conversation:
         return in_process(self.thread_id)
 
     def as_person(self, name: str, role: str) -> Conversation:
-        """This thread, its next run made by `name` with `role`, as the server would start it and name them."""
+        """This thread, its next run made by `name` with `role`, as the server would start and name it."""
         roles = ["reviewer", "supervisor"] if role == "supervisor" else [role]
         owner_name, owner_role = self.owner or (name, role)
         self._person = {
