@@ -13,22 +13,29 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
 from agents.offline import phrases
+from services.database import orders
 from tests.security.outcomes import add_owned_order
 from tests.server.helpers import only_pending, start
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 pytestmark = pytest.mark.server
 
 
-async def until_idle(client, thread_id: str, seconds: float = 60) -> dict:
-    """The thread once its run has ended (bounded polling)."""
+async def until_idle(
+    client, thread_id: str, seconds: float = 60, sent: Callable[[], int] = lambda: 1
+) -> dict:
+    """The thread once its run has ended and `sent()` is not 0 (bounded polling)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         thread = await client.threads.get(thread_id)
-        if thread["status"] == "idle":
+        if thread["status"] == "idle" and sent():
             return thread
         await asyncio.sleep(0.2)
     pytest.fail(f"thread {thread_id} still {thread['status']} after {seconds} s")
@@ -85,3 +92,50 @@ async def test_a_withdrawal_naming_the_owners_own_order_works_on_it(
     await until_idle(requester, thread_id)
 
     assert ledger.refunds_of(mine) == [45.0]
+
+
+def move_order(services, order_id: str, owner: str) -> None:
+    """Give `order_id` to another customer, straight in the business database (as a back office would)."""
+    with services.engine.begin() as conn:
+        conn.execute(orders.update().where(orders.c.order_id == order_id).values(owner=owner))
+
+
+async def test_the_reconcilers_run_works_on_the_owners_records_only(
+    client_as, http_as, server_services, ledger
+):
+    """the reconciler's run: it acts for requester1, so an order moved to requester2 is not refunded.
+
+    supervisor1 approves the e-mail with a run delayed an hour, which the owner cancels: the
+    decision is accepted and not applied, so the reconciler (a pass every 10 s) sends it again
+    through the door. In that run the e-mail goes out once (its receipt covers it) and the refund
+    of 45 that waited beside it is refused: the order went to requester2 meanwhile.
+    """
+    requester = client_as("requester1")
+    order_id = add_owned_order(server_services, 45, "requester1")
+    thread_id, thread = await start(requester, phrases.refund_and_email(order_id))
+    interrupt = only_pending(thread)
+    assert [a["name"] for a in interrupt["value"]["action_requests"]] == ["send_email"]
+    later = {
+        "assistant_id": "support",
+        "command": {"resume": {interrupt["id"]: {"decisions": [{"type": "approve"}]}}},
+        "after_seconds": 3600,
+    }
+    first = await http_as("supervisor1").post(f"/threads/{thread_id}/runs", json=later)
+    assert first.status_code == 200, first.text
+    cancelled = await http_as("requester1").post(f"/threads/{thread_id}/runs/{first.json()['run_id']}/cancel")
+    assert cancelled.status_code in {200, 202, 204}, cancelled.text
+    move_order(server_services, order_id, "requester2")
+
+    await until_idle(
+        requester, thread_id, seconds=90, sent=lambda: ledger.emails_to(f"{order_id.lower()}@example.com")
+    )
+    assert ledger.emails_to(f"{order_id.lower()}@example.com") == 1
+    assert ledger.refunds_of(order_id) == []
+    [run, *_] = await requester.runs.list(thread_id)
+    told = run["kwargs"]["config"]["configurable"]
+    assert told["hitl_acting_for"] == {"identity": "requester1", "roles": ["requester"]}
+    records = (await http_as("supervisor1").get(f"/audit/{thread_id}")).json()["records"]
+    assert next((r["decision"], r["reviewer"]) for r in records if r["outcome"] == "accepted") == (
+        "approve",
+        "supervisor1",
+    )

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from services.database import orders
 from tests.conftest import add_order
 from tests.devserver import sdk_client, start_dev_server, stop, user_clients
 from tests.notices import Receiver
@@ -299,3 +300,37 @@ async def test_an_email_beside_a_question_is_rejected_at_its_deadline_and_the_qu
     final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
     assert "You answered: Home, please" in final
     assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+
+
+def move_order(server, order_id: str, owner: str) -> None:
+    """Give `order_id` to another customer, straight in the business database (as a back office would)."""
+    with server.services.engine.begin() as conn:
+        conn.execute(orders.update().where(orders.c.order_id == order_id).values(owner=owner))
+
+
+async def test_an_expirys_run_works_on_the_owners_records_only(as_user, short_server):
+    """the watcher's run (issue 54): it acts for requester1, so an order moved to requester2 is not refunded.
+
+    The refund of 45 (under the auto-approve limit) waits beside the gated e-mail and runs in the run
+    the e-mail's expiry starts; the order went to requester2 meanwhile: the refund is refused, no
+    row; the run names requester1 as whom it works for; the trail holds the expiry alone.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(short_server.services, 45)
+    thread_id, thread = await start(requester, phrases.refund_and_email(order_id))
+    [pending] = [i for batch in thread["interrupts"].values() for i in batch]
+    assert [a["name"] for a in pending["value"]["action_requests"]] == ["send_email"]
+    move_order(short_server, order_id, "requester2")
+
+    await until_idle(requester, thread_id)
+    assert short_server.services.payments.refunds_for(order_id) == []
+    assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
+    assert f"I did not refund order {order_id}" in final, final
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"], r["tool"]) for r in records] == [
+        ("system", "reject", "send_email")
+    ]
+    [run, *_] = await requester.runs.list(thread_id)
+    told = run["kwargs"]["config"]["configurable"]
+    assert told["hitl_acting_for"] == {"identity": "requester1", "roles": ["requester"]}
