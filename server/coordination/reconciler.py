@@ -101,7 +101,7 @@ async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
     if decision.attempts >= MAX_ATTEMPTS:
         await _give_up(decision, f"{decision.attempts} runs did not apply it")
         return 0
-    return await _send_again(client, decision)
+    return await _send_again(decision)
 
 
 async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bool:
@@ -118,7 +118,7 @@ async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bo
         return await run_starts.run_status(client, decision.thread_id, decision.run_id) == "success"
 
 
-async def _send_again(client: LangGraphClient, decision: Decision) -> int:
+async def _send_again(decision: Decision) -> int:
     """Send the decision again as its decider did, whom its signatures name; the server starts the run.
 
     A decision its signatures do not stand behind is refused (`store.refuse`), never sent.
@@ -132,14 +132,12 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
         configurable[IDEMPOTENCY_HEADER] = decision.idempotency_key
-    with as_server():
-        assistant_id = decision.assistant_id or await _assistant_of(client, decision.thread_id)
     try:
         await server_runs.start_admitted(
             decider,
             decision.thread_id,
             copy.deepcopy(decision.sent),
-            assistant_id=assistant_id or None,
+            assistant_id=decision.assistant_id or None,  # a decision made outside a run: the thread's graph
             configurable=configurable,
         )
     except Auth.exceptions.HTTPException as refusal:
@@ -154,12 +152,6 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
         decision.describe(),
     )
     return 1
-
-
-async def _assistant_of(client: LangGraphClient, thread_id: str) -> str:
-    """The assistant of the thread's latest run (a decision made outside a run names none)."""
-    runs = await client.runs.list(thread_id, limit=1)
-    return str(runs[0]["assistant_id"]) if runs else ""
 
 
 async def _give_up(decision: Decision, why: str) -> None:

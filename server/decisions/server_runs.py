@@ -35,6 +35,8 @@ from server.runtime.checkpointer import shared_runtime
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from langgraph_sdk.client import LangGraphClient
+
     from hitl.contracts.records import ApprovalReceipt
     from server.decisions.pending import Pending
     from server.identity.users import User
@@ -74,7 +76,7 @@ async def start_decided(  # noqa: PLR0913  (the run, whose it is, and the decisi
         RunNotStarted: the engine will not start it (the caller records the decision as not applied).
     """
     thread_id = str(thread["thread_id"])
-    value = await _value(thread_id, assistant_id, command, {})
+    value = await _value(thread_id, assistant_id, command, {}, fall_back=True)
     if state is None:
         with as_server():
             state = await get_client().threads.get_state(thread_id)
@@ -101,13 +103,15 @@ async def start_admitted(
     """Send `user`'s answer `command` through the run gate as theirs (`admit_run_as`), then start its run.
 
     The gate checks and accepts it (or recognises it as theirs, sent again), and writes the
-    server's word; `configurable` carries what their request would (an Idempotency-Key).
+    server's word; `configurable` carries what their request would (an Idempotency-Key). The
+    run uses the assistant the answer was sent through (`assistant_id`), never another one in its
+    place; without one, the thread's recorded graph.
 
     Raises:
         langgraph_sdk.Auth.exceptions.HTTPException: the gate refused it (the reason for `user`).
         RunNotStarted: the engine will not start it (the caller records the decision as not applied).
     """
-    value = await _value(thread_id, assistant_id, command, configurable or {})
+    value = await _value(thread_id, assistant_id, command, configurable or {}, fall_back=False)
     await admit_run_as(user, value)  # type: ignore[arg-type]
     return await _create(value, claimed=shared_runtime())
 
@@ -131,51 +135,67 @@ def admit(value: Mapping[str, Any]) -> None:
 
 
 async def _value(
-    thread_id: str, assistant_id: str | None, command: dict[str, Any], configurable: dict[str, Any]
+    thread_id: str,
+    assistant_id: str | None,
+    command: dict[str, Any],
+    configurable: dict[str, Any],
+    *,
+    fall_back: bool,
 ) -> dict[str, Any]:
     """The run as the engine's `threads.create_run` handlers see it: what admission reads and writes."""
     return {
         "thread_id": thread_id,
-        "assistant_id": await _assistant(thread_id, assistant_id),
+        "assistant_id": await _assistant(thread_id, assistant_id, fall_back=fall_back),
         "run_id": str(uuid.uuid4()),
         "kwargs": {"command": command, "config": {"configurable": dict(configurable)}},
     }
 
 
-async def _assistant(thread_id: str, wanted: str | None) -> str:
-    """`wanted` while it is an assistant that exists (or a graph's name), else the thread's recorded graph.
+async def _assistant(thread_id: str, wanted: str | None, *, fall_back: bool) -> str:
+    """The assistant to run: `wanted` while it exists (an id, or a graph's name), else the thread's graph.
 
-    A supervisor may delete a thread's custom assistant while an approval waits on it; the thread's
-    graph (its interrupts' graph, whose own assistant the watcher resumes with too) still runs
-    it, and the run's policy override is kept in the thread's state, not in the assistant.
+    A supervisor may delete a thread's custom assistant while an approval waits on it. The
+    server's own decisions (`fall_back`: a withdrawal, an expiry) then run on the thread's graph,
+    whose own assistant the watcher resumes with anyway (the run's policy override is kept in the
+    thread's state, not in the assistant); a person's answer sent through that assistant is not
+    moved to another one.
 
     Raises:
-        RunNotStarted: neither is there.
+        RunNotStarted: there is no assistant to run it with.
     """
     client = get_client()
     with as_server():
-        if wanted and not _is_uuid(wanted):
+        if wanted and await _exists(client, wanted):
             return wanted
-        if wanted:
-            try:
-                await client.assistants.get(wanted)
-            except Exception as error:
-                if not is_not_found(error):
-                    raise
-            else:
-                return wanted
+        if wanted and not fall_back:
+            msg = f"assistant {wanted}, which the answer was sent through, no longer exists"
+            raise RunNotStarted(msg)
         try:
             graph_id = await threads.graph_of(client, thread_id)
         except Exception as error:
             if not is_not_found(error):
                 raise
             graph_id = None
-    if graph_id is None:
-        why = f"thread {thread_id} has no assistant or recorded graph to run it with" + (
-            f" (assistant {wanted} no longer exists)" if wanted else ""
-        )
-        raise RunNotStarted(why)
+        if graph_id is None:
+            gone = f" (assistant {wanted} no longer exists)" if wanted else ""
+            msg = f"thread {thread_id} has no assistant or served graph to run it with{gone}"
+            raise RunNotStarted(msg)
     return graph_id
+
+
+async def _exists(client: LangGraphClient, assistant: str) -> bool:
+    """Whether the engine has the assistant; a graph's name is taken as it is (the engine runs its own)."""
+    try:
+        uuid.UUID(assistant)
+    except ValueError:
+        return True
+    try:
+        await client.assistants.get(assistant)
+    except Exception as error:
+        if is_not_found(error):
+            return False
+        raise
+    return True
 
 
 async def _create(value: dict[str, Any], *, claimed: bool) -> dict[str, Any]:
@@ -211,11 +231,3 @@ def _detail(error: httpx.HTTPStatusError) -> str:
     except ValueError:
         return error.response.text[:200]
     return str(body.get("detail") if isinstance(body, dict) else body)[:200]
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        uuid.UUID(text)
-    except ValueError:
-        return False
-    return True
