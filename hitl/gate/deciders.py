@@ -94,7 +94,7 @@ def escalated_to(call_id: str, config: Mapping[str, Any] | None = None) -> Decid
 def _on_the_trail(call: ToolCall, decision: Mapping[str, Any], caller: Caller, why: str) -> None:
     """In a server run: record in the thread's trail that the gate did not run a decided call, and why."""
     try:
-        config = dict(get_config())
+        config: dict[str, Any] = dict(get_config())
     except RuntimeError:  # outside a graph
         return
     if not in_server(config):

@@ -79,8 +79,10 @@ async def start_decided(  # noqa: PLR0913  (the run, whose it is, and the decisi
     value = await _value(thread_id, assistant_id, command, {}, fall_back=True)
     if state is None:
         with as_server():
-            state = await get_client().threads.get_state(thread_id)
-    so_far = trusted_receipts((state.get("values") or {}).get("approval_receipts"), thread_id)
+            state = dict(await get_client().threads.get_state(thread_id))
+    values = state.get("values")
+    signed = values.get("approval_receipts") if isinstance(values, dict) else None
+    so_far = trusted_receipts(signed, thread_id)
     owner = (thread.get("metadata") or {}).get("owner")
     runs.tell(
         value,
