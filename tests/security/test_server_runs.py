@@ -139,3 +139,37 @@ async def test_the_reconcilers_run_works_on_the_owners_records_only(
         "approve",
         "supervisor1",
     )
+
+
+FORGED_WORDS = {
+    "hitl_in_process": True,
+    "hitl_acting_for": {"identity": "requester2", "roles": ["requester"]},
+    "hitl_escalated": {"any-call": "requester"},
+}
+"""What the server alone says in a run, as a client could try to say it: in-process (every record),
+acting for another customer, an escalation to a group the sender is in."""
+
+
+@pytest.mark.parametrize("key", sorted(FORGED_WORDS))
+@pytest.mark.parametrize("user", ["requester1", "reviewer1", "supervisor1", None])
+async def test_no_caller_may_say_a_run_is_in_process_or_whom_it_works_for(
+    http_as, server_services, ledger, user, key
+):
+    """a run sending a server-only key in config or context: 422 (anonymous 401); nothing refunded.
+
+    The request refunds 45 (under the auto-approve limit) of requester2's order: had the key been
+    taken, the run would have worked on every record, or on requester2's.
+    """
+    theirs = add_owned_order(server_services, 45, "requester2")
+    message = {"messages": [{"role": "user", "content": phrases.refund_amount(45, theirs)}]}
+    for where in (
+        {"config": {"configurable": {key: FORGED_WORDS[key]}}},
+        {"context": {key: FORGED_WORDS[key]}},
+    ):
+        sent = await http_as(user).post(
+            "/runs/wait", json={"assistant_id": "support", "input": message, **where}
+        )
+        assert sent.status_code == (401 if user is None else 422), sent.text
+        if user is not None:
+            assert key in sent.json()["detail"]
+    assert ledger.refunds_of(theirs) == []
