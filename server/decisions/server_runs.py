@@ -1,17 +1,15 @@
 """The one door for the runs the server starts itself: a withdrawal's, the watcher's, the reconciler's.
 
-A client's run passes the run gate (`server.admission.runs`); the server's own `runs.create` calls
-used to pass unchecked (`is_server()`), so a run could name nobody, and a tool took nobody for
-everyone. Now every run the server starts is created here and nowhere else in `server/` (a test
-scans for it), and `server.http.auth.on_run` refuses a run the server creates outside this door
-(`admit`). Each carries the server's word as a client's run does (`server.admission.runs.tell`): whose records
-it works on (the thread's owner, with their roles and groups), who asked, who approved so far, the
-receipts, who decides an escalated call. Two ways in: `start_decided` for a decision the server
-accepted itself (a withdrawal, the watcher's expiry), `start_admitted` for a person's answer the
-server sends for them (a channel's press, the reconciler's re-send), admitted as theirs first.
-The run starts with the assistant it was asked through while that exists, else the thread's
-recorded graph; a run the engine refuses for good raises `RunNotStarted`, for the caller to record
-its decision as not applied. Not for deciding anything: the pipeline decided before.
+Every such run is created here and nowhere else in `server/` (a test scans for it); `on_run`
+refuses a server-made run that did not come through (`admit`). Each carries what a client's run
+gets from the run gate (`server.admission.runs.tell`): whose records it works on (the thread's
+owner, with their roles and groups), who asked, who approved so far, the receipts, who decides an
+escalated call. `start_decided` starts the run of a decision the server accepted itself (a
+withdrawal, an expiry), on the thread's assistant or, once that is deleted, its recorded graph;
+`start_admitted` sends a person's answer for them (a Slack press, the reconciler's re-send)
+through the run gate as theirs, on the assistant it was sent through, never another one. A run
+the engine will not start raises `RunNotStarted`, for the caller to record its decision as not
+applied. Not for deciding anything: the pipeline decided before.
 """
 
 from __future__ import annotations
