@@ -148,7 +148,17 @@ async def test_an_assistant_keeps_its_graph(client_as, http_as, loosened):
         ({"metadata": {"owner": "requester2"}}, 403),
         ({"config": {"metadata": {"hitl_owner_role": "supervisor"}}}, 403),
     ],
-    ids=["context key", "unknown tool", "fork", "acting for", "config key", "owner", "owner role"],
+    ids=[
+        "context key",
+        "unknown tool",
+        "fork",
+        "acting for",
+        "in-process",
+        "escalated",
+        "config key",
+        "owner",
+        "owner role",
+    ],
 )
 async def test_an_assistant_takes_only_what_a_run_may_carry(http_as, body, status):
     """create with a key outside a run's allowlist: refused, nothing created."""
