@@ -50,10 +50,11 @@ def describe_refund(services: Callable[[], Services] | None = None) -> Describer
     def describe(_name: str, args: Mapping[str, Any]) -> str:
         head = f"Refund {float(args['amount']):g} to order {args['order_id']}"
         reason = args.get("reason") or "no reason given"
-        owner = records_owner()
+        owner: str | None = None
         try:
+            owner = records_owner()
             order = services().orders.get(str(args["order_id"]), owner=owner) if services else None
-        except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
+        except Exception:  # noqa: BLE001  (any lookup failure, a run naming nobody too: the call's args)
             order = None
         if order is None and owner is not None and _exists(services, str(args["order_id"])):
             return f"{head} (not an order of {owner}): {reason}"

@@ -27,11 +27,12 @@ def describe_cancellation(services: Callable[[], Services] | None = None) -> Des
         head = f"Cancel booking {args['booking_id']}"
         if services is None:
             return head
-        owner = records_owner()
+        owner: str | None = None
         try:
+            owner = records_owner()
             booking = services().bookings.get(str(args["booking_id"]), owner=owner)
             flight = services().timetable.get(booking["flight_id"])
-        except Exception:  # noqa: BLE001  (any lookup failure: fall back to the call's args)
+        except Exception:  # noqa: BLE001  (any lookup failure, a run naming nobody too: the call's args)
             return f"{head} (not a booking of {owner})" if owner and _exists(services, args) else head
         traveller = booking["owner"] or "unknown"
         insured = ", insured" if booking["insurance"] else ""

@@ -8,6 +8,9 @@ The public API, the part your agents and this template's later releases agree on
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
 - `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
 - `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
+- `acting_for` (whose records a tool may touch: the thread's owner, as the server names them; a run
+  naming nobody raises `NobodyNamedError`) and `in_process` (the config of a graph run without the
+  server, which says so: its tools work on every record);
 - `hitl.contracts.interrupts`, `.decisions`, `.records` and `.run_context`: the interrupt, decision,
   receipt, audit and run context shapes (published as JSON Schema by `hitl.contracts.publish`);
 - the server wiring a `langgraph.json` names: `server.http.auth:auth`, `server.http.app:app` and
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from hitl.contracts.interrupts import Decider
     from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
+    from hitl.gate.caller import NobodyNamedError, acting_for, in_process
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
     from hitl.policy.gates import ToolGate
@@ -46,6 +50,9 @@ PUBLIC = {
     "DecisionType": "hitl.contracts.decisions",
     "Decision": "hitl.contracts.decisions",
     "build_resume": "hitl.contracts.resume",
+    "acting_for": "hitl.gate.caller",
+    "in_process": "hitl.gate.caller",
+    "NobodyNamedError": "hitl.gate.caller",
 }
 """Each public name, and the module it is defined in."""
 
@@ -56,12 +63,15 @@ __all__ = [
     "Decision",
     "DecisionType",
     "Form",
+    "NobodyNamedError",
     "Rule",
     "Script",
     "ToolGate",
     "__version__",
+    "acting_for",
     "build_resume",
     "create_deep_agent",
+    "in_process",
     "register_form",
 ]
 

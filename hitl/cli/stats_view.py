@@ -50,6 +50,10 @@ def render(summary: dict[str, Any], out: Console) -> None:
         f"{t['tool']} ({t['reject_rate']:.0%} of {t['decisions']})" for t in summary["often_rejected"]
     )
     out.print(f"rejected often: {often or 'none'}", highlight=False)
+    unapplied = summary.get("not_applied") or []
+    out.print(f"accepted but not applied: {len(unapplied) or 'none'}", highlight=False)
+    for row in unapplied:
+        out.print(f"  {row['at'][:19]} thread {row['thread_id']}: {row['why']}", highlight=False)
 
 
 def _table(title: str, key: str, rows: list[dict[str, Any]], kinds: list[str]) -> Table:

@@ -1,28 +1,39 @@
 """Who may decide a gated call, judged in the graph on the call the decision would run.
 
-The role the (edited) arguments need, the arguments an edit may not change, separation of duties
-(whoever asked decides only where the gate allows it) and a quorum's distinct approvers. The
-server refuses such answers first; this is the graph's own wall, so a refusal becomes the model's
-answer and the call does not run. Not for building what the reviewer sees (`review_requests`).
+The role the (edited) arguments need, or the group an escalation gave the call to (the server's
+record, which it names in the run: `ESCALATED_KEY`, the same record it checked the answer
+against), the arguments an edit may not change, separation of duties (whoever asked decides only
+where the gate allows it) and a quorum's distinct approvers. The server refuses such answers
+first; this is the graph's own wall, so a refusal becomes the model's answer and the call does not
+run, and in a server run it is on the trail too: a decision the server accepted that the gate then
+refuses is never silent. Not for building what the reviewer sees (`review_requests`).
 """
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolMessage
+from langgraph.config import get_config, get_store
 
-from hitl.gate.caller import Caller, current_caller, thread_owner
+from hitl.gate.caller import Caller, current_caller, in_server, thread_owner
 from hitl.policy import quorum
-from hitl.policy.groups import deciding, who
+from hitl.policy.groups import deciding, is_decider, who
+from hitl.proof import audit_chain
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from langchain_core.messages import ToolCall
 
+    from hitl.contracts.interrupts import Decider
     from hitl.policy.gates import ToolGate
 
+ESCALATED_KEY = "hitl_escalated"
+"""The run's `configurable` key the server sets: {tool_call_id: the group that must now decide the call},
+for the calls of the approvals its watcher escalated (`server.records.threads`). None in-process."""
 IN_PROCESS = Caller(identity="in-process", roles=frozenset({"supervisor", "reviewer"}))
 """Who decides when no server names anyone (scripts, tests): only the fixed arguments are checked."""
 
@@ -31,6 +42,8 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
     """The refusal of a decision its sender may not make on the call it would run, if so.
 
     An edit is judged on its edited arguments. Owners' own questions and rejections need no role here.
+    An escalated call is decided by the group it was escalated to (an edit also needs whom its
+    edited arguments need, as the server checks it).
     """
     caller = current_caller()
     if decision.get("type") == "reject" or (caller is None and decision.get("type") != "edit"):
@@ -39,11 +52,15 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
         caller = IN_PROCESS
     args = decision["edited_action"]["args"] if decision.get("type") == "edit" else call["args"]
     changed = sorted(a for a in gate.fixed_on_edit if args.get(a) != call["args"].get(a))
-    needed = gate.required_role(args)
+    escalated = escalated_to(call["id"] or "")
+    needed = [] if escalated is None else [escalated]
+    if escalated is None or decision.get("type") == "edit":
+        needed.append(gate.required_role(args))
+    missing = [n for n in needed if n != "owner" and n not in deciding(caller.roles)]
     owner = thread_owner()
     own = owner is not None and owner.identity == caller.identity and gate.four_eyes(call["args"])
     short = quorum_short(call, args, gate)
-    if not changed and not own and not short and (needed == "owner" or needed in deciding(caller.roles)):
+    if not changed and not own and not short and not missing:
         return None
     if changed:
         why = f"an edit may not change {', '.join(changed)}"
@@ -52,13 +69,56 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
     elif short:
         why = short
     else:
-        why = f"it needs {who(needed)}"
+        why = f"it needs {who(missing[0])}"
+    _on_the_trail(call, decision, caller, why)
     return ToolMessage(
         content=f"Not run: {caller.identity} ({caller.role}) may not decide this {call['name']}; {why}.",
         tool_call_id=call["id"] or "",
         name=call["name"],
         status="error",
     )
+
+
+def escalated_to(call_id: str, config: Mapping[str, Any] | None = None) -> Decider | None:
+    """The group an escalation gave this call to, as the server named it for this run; None if none."""
+    if config is None:
+        try:
+            config = dict(get_config())
+        except RuntimeError:  # outside a graph
+            return None
+    named = (config.get("configurable") or {}).get(ESCALATED_KEY)
+    group = named.get(call_id) if isinstance(named, dict) else None
+    return group if isinstance(group, str) and is_decider(group) else None
+
+
+def _on_the_trail(call: ToolCall, decision: Mapping[str, Any], caller: Caller, why: str) -> None:
+    """In a server run: record in the thread's trail that the gate did not run a decided call, and why."""
+    try:
+        config: dict[str, Any] = dict(get_config())
+    except RuntimeError:  # outside a graph
+        return
+    if not in_server(config):
+        return
+    thread_id = str((config.get("configurable") or {}).get("thread_id") or "")
+    record = {
+        "interrupt_id": "",
+        "tool_call_id": call["id"] or "",
+        "agent": str((config.get("metadata") or {}).get("lc_agent_name") or ""),
+        "tool": call["name"],
+        "requested_args": dict(call["args"]),
+        "decision": "not_run",
+        "final_args": None,
+        "message": f"{caller.identity}'s {decision.get('type')} was not applied: {why}",
+        "reviewer": caller.identity,
+        "roles": sorted(caller.roles),
+        "decided_at": datetime.now(UTC).isoformat(),
+        "thread_id": thread_id,
+        "outcome": "refused",
+        "refusal": f"the approval gate refused the decision: {why}",
+    }
+    store = get_store()
+    if store is not None:  # a graph run without a store (a test's) keeps no trail
+        audit_chain.put(store, thread_id, f"{time.time_ns():020d}-902", record)
 
 
 def quorum_short(call: ToolCall, args: Mapping[str, Any], gate: ToolGate) -> str | None:

@@ -3,8 +3,9 @@
 The server names, in every run it admits, the signed receipt of the latest decision on each
 tool call of the thread (`RECEIPTS_KEY`). Just before a call a person decided runs, the gate
 asks `refusal`: the receipt must verify against the server's keys and bind this thread, agent,
-tool, call id and the SHA-256 of these args, with an approve or edit. Runs without a server
-(scripts, tests) have no receipts and are not checked here; calls no person had to decide
+tool, call id and the SHA-256 of these args, with an approve or edit. Every run the server
+starts is checked, a client's and its own; runs without a server (scripts, tests) have no
+receipts and are not checked here; calls no person had to decide
 (ungated, auto-approved, covered by a thread allowance) need none.
 """
 
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 
-from hitl.gate.caller import Caller, current_caller
+from hitl.gate.caller import Caller, current_caller, in_server
 from hitl.policy.quorum import digest
 from hitl.proof import audit_chain
 from hitl.proof.receipt_keys import keyring
@@ -83,11 +84,18 @@ def refusal(
     return None
 
 
+SERVER = Caller(identity="server", roles=frozenset())
+"""Who ran a call in a run the server started itself (no person's request): named in the record."""
+
+
 def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tuple[ToolMessage, Any] | None:
-    """Server runs: the "Not run" answer for an uncovered call, and (store, record) to audit it."""
-    caller = current_caller()
-    if caller is None:
+    """Server runs (a client's, the server's own): the "Not run" answer for an uncovered call, and the record.
+
+    In-process runs (no server) are not checked here (`hitl.gate.caller.in_server`).
+    """
+    if not in_server():
         return None
+    caller = current_caller() or SERVER
     call = request.tool_call
     if (why := refusal(call, agent, thread_id)) is None:
         return None

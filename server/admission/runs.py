@@ -5,8 +5,9 @@ run, so admitting a run is the one gate: only allowed shapes (`allowlist`) of an
 caller may run, a thread they may use, a policy override they may send; new input never passes
 a pending approval by and never joins a run in flight; a resume is decided by
 `server.decisions.pipeline` against the checkpoint it will run from. Then the run is told the
-server's word (whom it acts for, who asked, who approved, the latest receipts). Channels admit
-the runs they start for a person here too (`admit_run_as`).
+server's word (`tell`: whom it acts for, who asked, who approved, the latest receipts, who decides an
+escalated call), the same for the runs the server starts itself, which pass their own door
+(`server.decisions.server_runs`) and are admitted here too when a person's answer makes them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph_sdk import Auth, get_client
 
 from hitl.gate.caller import ACTING_FOR_KEY, REQUESTED_BY_KEY
+from hitl.gate.deciders import ESCALATED_KEY
 from hitl.gate.trusted_state import trusted_receipts
 from hitl.policy import quorum
 from hitl.proof import receipt_check
@@ -33,7 +35,7 @@ from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Mapping
 
     from hitl.contracts.records import ApprovalReceipt
     from server.identity.users import User
@@ -45,10 +47,11 @@ def refuse(status: int, message: str) -> Auth.exceptions.HTTPException:
 
 
 async def admit_run_as(user: User, value: Auth.types.RunsCreate) -> Auth.types.FilterType | None:
-    """`on_run`'s checks for `user`: also for runs a channel (`server.channels`) starts for a person.
+    """`on_run`'s checks for `user`: also for the runs the server starts for a person's answer.
 
-    A channel builds `value` as the server would (thread_id, assistant_id, kwargs with the
-    command and config), admits it here, then creates the run as the server with that config.
+    The server's door (`server.decisions.server_runs.start_admitted`) builds `value` as the engine
+    would (thread_id, assistant_id, run_id, kwargs with the command and config), admits it here,
+    then creates the run with the config written here.
     """
     thread_id = value.get("thread_id")
     key = str(thread_id)
@@ -110,10 +113,13 @@ async def _admit_run(user: User, value: Auth.types.RunsCreate) -> Auth.types.Fil
                 )
             except ResumeRefused as refusal:
                 raise refuse(refusal.status, refusal.message) from None
-        _act_for(value, user if owner == user.identity else owner_of(thread))
-        _asked_by(value, _askers(pending, owner, user) if admitted.resume else {str(owner), user.identity})
-        _approved_so_far(value, receipts)
-        _tell_run(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
+        tell(
+            value,
+            works_for=works_for(thread, user),
+            asked_by=(askers(pending, owner, user) if admitted.resume else {str(owner), user.identity}),
+            receipts=receipts,
+            pending=pending,
+        )
         await _audit_rewrites(user, str(thread_id), graph_id, rewrites)
         await threads.record_graph(str(thread_id), graph_id)
     mark(thread_id)
@@ -168,50 +174,13 @@ async def _starting(thread_id: str, value: Auth.types.RunsCreate, ended: str | N
         raise
 
 
-def _askers(pending: list[Pending], owner: object, user: User) -> set[str]:
-    """Who asked for what a resume answers: the `requested_by` of the pending approvals (else the owner)."""
-    askers = {
-        str(p)
-        for item in pending
-        if isinstance(item.value, dict) and isinstance(item.value.get("requested_by"), list)
-        for p in item.value["requested_by"]
-    }
-    return askers or {str(owner or user.identity)}
-
-
-def _asked_by(value: Auth.types.RunsCreate, askers: set[str]) -> None:
-    """Tell the run who asked for what it does (`caller.requested_by`); the server's word, always set."""
-    _tell_run(value, REQUESTED_BY_KEY, sorted(askers))
-
-
-def _tell_run(value: Auth.types.RunsCreate, key: str, told: object) -> None:
-    """Set the server's word `told` under `key` in the run's `configurable` (clients may not set hitl_*)."""
-    kwargs = value.get("kwargs")
-    config = kwargs.get("config") if isinstance(kwargs, dict) else None
-    if isinstance(config, dict):
-        config.setdefault("configurable", {})[key] = told
-
-
-def _act_for(value: Auth.types.RunsCreate, person: User) -> None:
-    """Tell the run whose records it works on (`hitl.gate.caller.acting_for`): the thread's owner."""
-    _tell_run(value, ACTING_FOR_KEY, {"identity": person.identity, "roles": person.memberships})
-
-
-def _approved_so_far(value: Auth.types.RunsCreate, receipts: list[ApprovalReceipt]) -> None:
-    """Tell the run who approved each call that needs several approvers (`quorum`), from the receipts."""
-    _tell_run(value, quorum.APPROVALS_KEY, quorum.tally(receipts))
-
-
 async def _first_run(
     user: User, value: Auth.types.RunsCreate, graph_id: str, admitted: allowlist.Admitted
 ) -> None:
     """A run that creates its thread (or a stateless one): its caller owns the thread."""
     thread_id = value.get("thread_id")
     owned_by(value.setdefault("metadata", {}), user)
-    _act_for(value, user)
-    _asked_by(value, {user.identity})
-    _approved_so_far(value, [])
-    _tell_run(value, receipt_check.RECEIPTS_KEY, {})
+    tell(value, works_for=user, asked_by={user.identity}, receipts=[], pending=[])
     if admitted.resume:
         raise refuse(409, "This thread has no pending approval to answer.")
     try:
@@ -253,3 +222,74 @@ async def _waiting(
         values.get("approval_receipts") if isinstance(values, dict) else None, thread_id
     )
     return await threads.escalated(thread_id, Pending.from_state(state)), receipts
+
+
+def tell(
+    value: Mapping[str, Any],
+    *,
+    works_for: User,
+    asked_by: set[str],
+    receipts: list[ApprovalReceipt],
+    pending: list[Pending],
+) -> None:
+    """Write the server's word into the run `value` (its `kwargs.config.configurable`): every run, one way.
+
+    For a client's run here, for the server's own in their door (`server.decisions.server_runs`);
+    the graph reads each key in one place (`hitl.gate.caller`, `hitl.policy.quorum`,
+    `hitl.proof.receipt_check`, `hitl.gate.deciders`); clients may set none of them (`allowlist`).
+
+    `works_for`: whose records the run works on, with their roles and groups (`acting_for`);
+    `asked_by`: who asked for what it does (`requested_by`); `receipts`: the thread's receipts so
+    far, oldest first, this run's decision last (who approved each quorum call, the latest signed
+    receipt of each call); `pending`: what waits on the thread, escalations applied (who must now
+    decide each escalated call).
+    """
+    _told(value, ACTING_FOR_KEY, {"identity": works_for.identity, "roles": works_for.memberships})
+    _told(value, REQUESTED_BY_KEY, sorted(asked_by))
+    _told(value, quorum.APPROVALS_KEY, quorum.tally(receipts))
+    _told(value, receipt_check.RECEIPTS_KEY, receipt_check.latest_signed(receipts))
+    _told(value, ESCALATED_KEY, escalated_calls(pending))
+
+
+def works_for(thread: Mapping[str, Any], user: User) -> User:
+    """Whose records a run on `thread` that `user` starts works on: always the thread's owner.
+
+    `user` themselves when they own it (their roles and groups as they sign in now), else the
+    owner as the server recorded them (`owner_of`).
+    """
+    owner = (thread.get("metadata") or {}).get("owner")
+    return user if owner == user.identity else owner_of(dict(thread))
+
+
+def askers(pending: list[Pending], owner: object, user: User) -> set[str]:
+    """Who asked for what a resume answers: the `requested_by` of the pending approvals (else the owner)."""
+    found = {
+        str(p)
+        for item in pending
+        if isinstance(item.value, dict) and isinstance(item.value.get("requested_by"), list)
+        for p in item.value["requested_by"]
+    }
+    return found or {str(owner or user.identity)}
+
+
+def escalated_calls(pending: list[Pending]) -> dict[str, str]:
+    """Who must now decide each call of an escalated interrupt, by tool call id (none: not escalated)."""
+    found: dict[str, str] = {}
+    for item in pending:
+        if not item.escalated_to:
+            continue
+        value = item.value if isinstance(item.value, dict) else {}
+        batch = value.get("action_requests")
+        for action in batch if isinstance(batch, list) else [value]:
+            call_id = action.get("tool_call_id") if isinstance(action, dict) else None
+            if isinstance(call_id, str) and call_id:
+                found[call_id] = item.escalated_to
+    return found
+
+
+def _told(value: Mapping[str, Any], key: str, told: object) -> None:
+    """Set `told` under `key` in the run's `configurable` (made when the run has a config and none)."""
+    kwargs = value.get("kwargs")
+    config = kwargs.get("config") if isinstance(kwargs, dict) else None
+    if isinstance(config, dict):
+        config.setdefault("configurable", {})[key] = told

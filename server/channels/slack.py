@@ -4,7 +4,7 @@ Slack sends no bearer token, so the request is taken only with Slack's signature
 (`server.channels.slack_signature`). The Slack member is mapped to a HITL user
 (`HITL_SLACK_USERS`); the decision becomes the same resume command a client would send and
 goes through `server.admission.runs.admit_run_as` (roles, separation of duties, quorum, claim, audit,
-receipts), then the server creates the run with the config that admission wrote. Refusals of
+receipts) on its way through the server's door for its own runs (`server.decisions.server_runs`). Refusals of
 signed presses change nothing and are audited; requests that fail the signature check are only
 counted (`UnverifiedRequests`). The message is then updated through the press's `response_url`.
 """
@@ -22,12 +22,11 @@ from starlette.responses import JSONResponse, Response
 
 from hitl.contracts.records import AuditRecord
 from hitl.settings import get_settings
-from server.admission.runs import admit_run_as
 from server.channels import slack_replies
 from server.channels.slack_message import APPROVE, REJECT
 from server.channels.slack_press import Press
 from server.channels.slack_signature import Verdict, first_refusal, verify
-from server.coordination.inbox_table import TABLE
+from server.decisions import server_runs
 from server.decisions.pending import Pending
 from server.decisions.withdrawals import rejection
 from server.identity.access import as_server, is_not_found
@@ -113,20 +112,17 @@ async def decide(press: Press, user: User) -> None:
             slack_replies.refused(press, why)
             return
         command: dict[str, Any] = {"resume": {pending.id: answer}}
-        value: dict[str, Any] = {
-            "thread_id": press.thread_id,
-            "assistant_id": await _assistant_of(graph_id),
-            "kwargs": {"command": command, "config": {"configurable": {}}},
-        }
         try:
-            await admit_run_as(user, value)  # type: ignore[arg-type]
+            await server_runs.start_admitted(
+                user, press.thread_id, command, assistant_id=await _assistant_of(graph_id)
+            )
         except Auth.exceptions.HTTPException as refusal:
             await _audit_refusal(press, user, str(refusal.detail))
             slack_replies.refused(press, f"not allowed: {refusal.detail}")
             return
-        config = value["kwargs"]["config"]
-        await client.runs.create(press.thread_id, graph_id, command=command, config=config)  # type: ignore[call-overload]
-    TABLE.mark(press.thread_id)
+        except server_runs.RunNotStarted as not_started:  # accepted: the reconciler records it as not applied
+            slack_replies.refused(press, f"accepted, but it cannot be applied: {not_started.why}")
+            return
     slack_replies.decided(press, user, reason if press.decision == REJECT else "")
 
 

@@ -6,11 +6,14 @@ it: a success means the decision was applied (settled). Else it reads the thread
 is on it (left alone); interrupts no longer waiting mean the decision was applied (settled);
 still waiting means its run never came (its replica died, the database or Redis blinked) or
 failed, so the decision is sent again as its decider sent it, through the same admission
-(`server.admission.runs.admit_run_as`: the re-send becomes the run that applies it, with the same
-receipts), and the server starts that run. The decider is whom the decision's signed receipts
+(`server.decisions.server_runs.start_admitted`: the re-send becomes the run that applies it, with
+the same receipts), and the server starts that run. The decider is whom the decision's signed receipts
 name (`server.decisions.provenance`), never the row's word: a row they do not stand behind is
-refused, never applied. After `MAX_ATTEMPTS` it is given up: audited, and
-its interrupts answerable again. The tool's idempotency by tool call id stays the last guard.
+refused, never applied. After `MAX_ATTEMPTS` (runs started, or passes that failed before one
+started) it is given up, as at once is a decision whose run the engine will not start
+(`server.decisions.server_runs.RunNotStarted`): a `not_applied` record on the trail, listed in
+`GET /analytics`, and its interrupts answerable again. The tool's idempotency by tool call id
+stays the last guard. Its runs start through the server's door (`server.decisions.server_runs`).
 """
 
 from __future__ import annotations
@@ -19,20 +22,17 @@ import asyncio
 import copy
 import logging
 import time
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk import Auth
 
-from server.admission.runs import admit_run_as
 from server.coordination import run_starts
 from server.coordination.inbox_table import TABLE
-from server.decisions import provenance, store
+from server.decisions import provenance, server_runs, store
 from server.decisions.decision import IDEMPOTENCY_HEADER
 from server.decisions.pending import Pending
 from server.identity.access import as_server, is_not_found
 from server.records import audit
-from server.runtime.checkpointer import shared_runtime
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import LangGraphClient
@@ -56,9 +56,26 @@ async def reconcile(client: LangGraphClient, lease: Lease) -> int:
             break
         try:
             started += await reconcile_one(client, decision)
-        except Exception:  # one decision never stops the pass
+        except Exception as error:  # one decision never stops the pass
             logger.exception("reconciler: decision %s skipped this pass", decision.decision_id)
+            await _failed_attempt(decision, error)
     return started
+
+
+async def _failed_attempt(decision: Decision, error: Exception) -> None:
+    """A pass that failed on `decision` is an attempt: given up after `MAX_ATTEMPTS`, never tried for ever.
+
+    Backed off like its runs (`store.due`), so a blink of the engine or the database costs a few attempts.
+    """
+    tried = decision.attempts + 1
+    try:
+        if tried >= MAX_ATTEMPTS:
+            why = f"{tried} attempts failed, the last with {type(error).__name__}: {error}"
+            await _give_up(decision, why)
+        else:
+            await asyncio.to_thread(store.attempted, decision.decision_id)
+    except Exception:  # the store itself is out of reach: the next pass tries again
+        logger.exception("reconciler: could not count a failed attempt at decision %s", decision.decision_id)
 
 
 async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
@@ -84,7 +101,7 @@ async def reconcile_one(client: LangGraphClient, decision: Decision) -> int:
     if decision.attempts >= MAX_ATTEMPTS:
         await _give_up(decision, f"{decision.attempts} runs did not apply it")
         return 0
-    return await _send_again(client, decision)
+    return await _send_again(decision)
 
 
 async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bool:
@@ -101,7 +118,7 @@ async def _applied_by_its_run(client: LangGraphClient, decision: Decision) -> bo
         return await run_starts.run_status(client, decision.thread_id, decision.run_id) == "success"
 
 
-async def _send_again(client: LangGraphClient, decision: Decision) -> int:
+async def _send_again(decision: Decision) -> int:
     """Send the decision again as its decider did, whom its signatures name; the server starts the run.
 
     A decision its signatures do not stand behind is refused (`store.refuse`), never sent.
@@ -115,39 +132,26 @@ async def _send_again(client: LangGraphClient, decision: Decision) -> int:
     configurable: dict[str, Any] = {}
     if decision.idempotency_key:
         configurable[IDEMPOTENCY_HEADER] = decision.idempotency_key
-    with as_server():
-        assistant_id = decision.assistant_id or await _assistant_of(client, decision.thread_id)
-    value: dict[str, Any] = {
-        "thread_id": decision.thread_id,
-        "assistant_id": assistant_id,
-        "run_id": str(uuid.uuid4()),
-        "kwargs": {"command": copy.deepcopy(decision.sent), "config": {"configurable": configurable}},
-    }
     try:
-        await admit_run_as(decider, value)  # type: ignore[arg-type]
+        await server_runs.start_admitted(
+            decider,
+            decision.thread_id,
+            copy.deepcopy(decision.sent),
+            assistant_id=decision.assistant_id or None,  # a decision made outside a run: the thread's graph
+            configurable=configurable,
+        )
     except Auth.exceptions.HTTPException as refusal:
         logger.info("reconciler: decision %s not sent again now: %s", decision.decision_id, refusal.detail)
         return 0
-    kwargs = value["kwargs"]
-    with as_server():
-        run = await client.runs.create(  # type: ignore[call-overload]
-            decision.thread_id, assistant_id, command=kwargs["command"], config=kwargs["config"]
-        )
-    if shared_runtime():
-        await run_starts.moved(decision.thread_id, value["run_id"], str(run["run_id"]))
-    TABLE.mark(decision.thread_id)
+    except server_runs.RunNotStarted as not_started:
+        await _give_up(decision, f"its run cannot start: {not_started.why}")
+        return 0
     logger.warning(
         "reconciler: decision %s (%s) was accepted but not applied; started a run to apply it",
         decision.decision_id,
         decision.describe(),
     )
     return 1
-
-
-async def _assistant_of(client: LangGraphClient, thread_id: str) -> str:
-    """The assistant of the thread's latest run (a decision made outside a run names none)."""
-    runs = await client.runs.list(thread_id, limit=1)
-    return str(runs[0]["assistant_id"]) if runs else ""
 
 
 async def _give_up(decision: Decision, why: str) -> None:

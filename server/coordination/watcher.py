@@ -19,6 +19,7 @@ their last possible answerer, each found by an index: it costs what changed, not
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from datetime import UTC, datetime, timedelta
@@ -34,7 +35,7 @@ from server.channels.announce import Announcer
 from server.coordination import inbox, outbox, reconciler
 from server.coordination.inbox_table import TABLE
 from server.coordination.leadership import Lease
-from server.decisions import pipeline
+from server.decisions import pipeline, server_runs
 from server.decisions.withdrawals import rejection
 from server.identity import oidc
 from server.identity.access import as_server
@@ -236,19 +237,22 @@ class Watcher:
         answer = rejection(pending, reason)
         if answer is None:
             return
-        graph_id = await threads.graph_of(client, thread_id)
-        if graph_id is None:
+        if await threads.graph_of(client, thread_id) is None:
             logger.warning("expiry of %s skipped: no recorded graph for thread %s", pending.id, thread_id)
             return
         command: dict[str, Any] = {"resume": {pending.id: answer}}
         try:
-            await pipeline.decide(SYSTEM, thread_id, _owner(thread), [pending], command)
+            receipts = await pipeline.decide(SYSTEM, thread_id, _owner(thread), [pending], command)
         except Exception as refusal:  # noqa: BLE001  (a person answered first: nothing to do)
             logger.info("expiry of %s skipped: %s", pending.id, refusal)
             return
-        await client.runs.create(thread_id, graph_id, command=command)  # type: ignore[call-overload]
-        metrics.per_action(metrics.EXPIRED, pending)
-        TABLE.mark(thread_id)  # the watcher's own calls carry no caller, so no auth handler marks them
+        with contextlib.suppress(
+            server_runs.RunNotStarted
+        ):  # accepted: the reconciler gives it up, on the trail
+            await server_runs.start_decided(
+                thread, command, decided_by=SYSTEM, pending=[pending], receipts=receipts
+            )
+            metrics.per_action(metrics.EXPIRED, pending)
 
     async def escalate(
         self, client: LangGraphClient, thread: dict[str, Any], pending: Pending, now: datetime

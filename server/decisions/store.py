@@ -270,6 +270,17 @@ def take_over(
     return storage.retrying(once, f"decision {decision.decision_id}")
 
 
+def attempted(decision_id: str, *, now: float | None = None, engine: Engine | None = None) -> None:
+    """Count one more attempt at applying a still accepted decision that failed before any run started."""
+    statement = (
+        update(decisions)
+        .where(decisions.c.decision_id == decision_id, decisions.c.state == "accepted")
+        .values(attempts=decisions.c.attempts + 1, tried_at=time.time() if now is None else now)
+    )
+    with _database(engine).begin() as conn:
+        conn.execute(statement)
+
+
 def settle(decision_id: str, state: str, *, engine: Engine | None = None) -> None:
     """Mark the decision `applied` (its interrupts were answered by a run)."""
     with _database(engine).begin() as conn:

@@ -25,7 +25,7 @@ from hitl.contracts.forms import answer_of
 from hitl.contracts.records import ApprovalReceipt
 from server.admission.overrides import catalog_of
 from server.coordination.inbox_table import TABLE
-from server.decisions import store
+from server.decisions import server_runs, store
 from server.decisions.decision import Request
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.access import as_server, visible_thread
@@ -36,6 +36,7 @@ from server.records import audit, threads
 if TYPE_CHECKING:
     from starlette.requests import Request as HttpRequest
 
+    from server.decisions.decision import Decision
     from server.identity.users import User
 
 DECISION = "withdrawn"
@@ -129,7 +130,8 @@ async def withdraw_on(thread: dict[str, Any], user: User, reason: str) -> list[A
         raise ResumeRefused(403, "Only the thread's owner or a supervisor may withdraw its approvals.")
     client = get_client()
     with as_server():
-        pending = Pending.from_state(dict(await client.threads.get_state(thread_id)))
+        state = dict(await client.threads.get_state(thread_id))
+        pending = await threads.escalated(thread_id, Pending.from_state(state))
         graph_id = await threads.graph_of(client, thread_id)
     if thread.get("status") == "busy" or not pending or graph_id is None:
         raise ResumeRefused(409, f"Thread {thread_id} waits for no approval now (or a run is on it).")
@@ -150,14 +152,39 @@ async def withdraw_on(thread: dict[str, Any], user: User, reason: str) -> list[A
         receipts,
         catalog=catalog,
     )
-    with as_server():
-        # The assistant of the thread's last run (server-written metadata; runs keep the recorded graph),
-        # so the thread stays with the assistant it was asked through.
-        assistant_id = (thread.get("metadata") or {}).get("assistant_id") or graph_id
-        await client.runs.create(thread_id, assistant_id, command=decision.command)  # type: ignore[call-overload]
-    TABLE.mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
+    # The assistant of the thread's last run (server-written metadata), so the thread stays with the
+    # assistant it was asked through; the door falls back to the recorded graph when it is gone.
+    assistant_id = (thread.get("metadata") or {}).get("assistant_id") or graph_id
+    try:
+        await server_runs.start_decided(
+            thread,
+            decision.command,
+            decided_by=user,
+            pending=pending,
+            receipts=decision.receipts,
+            assistant_id=assistant_id,
+            state=state,
+        )
+    except server_runs.RunNotStarted as not_started:
+        await not_applied(decision, not_started.why)
+        msg = (
+            f"The withdrawal was recorded but cannot be applied: {not_started.why}. It is on the thread's "
+            "trail as not applied, and the approvals wait again for an answer."
+        )
+        raise ResumeRefused(409, msg) from None
     metrics.observe(audit.as_records(thread_id, decision.receipts))
     return decision.receipts
+
+
+async def not_applied(decision: Decision, why: str) -> None:
+    """Give up `decision`, whose run cannot start: a `not_applied` record on the trail, its claims released.
+
+    Its interrupts may be answered again; the reconciler does not try it again.
+    """
+    message = f"{decision.describe()} was not applied: {why}; the approval may be answered again."
+    record = audit.not_applied(decision.thread_id, decision.interrupt_ids, decision.receipts, message)
+    await asyncio.to_thread(store.give_up, decision, record)
+    TABLE.mark(decision.thread_id)
 
 
 async def record(

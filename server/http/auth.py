@@ -16,6 +16,7 @@ from server.admission import allowlist
 from server.admission.deletions import check_thread_deletion
 from server.admission.owners import owned_by, person
 from server.admission.runs import admit_run_as, mark, refuse
+from server.decisions import server_runs
 from server.decisions.pending import ResumeRefused
 from server.identity.access import is_server
 from server.identity.tokens import identify, token_of
@@ -141,7 +142,8 @@ async def on_run(ctx: Auth.types.AuthContext, value: Auth.types.RunsCreate) -> A
     approval and never joins a run in flight; a resume is checked against the interrupts of the
     checkpoint it will run from.
     """
-    if is_server():  # the server's own runs (expiries, channels) passed `pipeline.decide` already
+    if is_server():  # the server's own runs: only through their door, which names whose records they work on
+        server_runs.admit(value)
         return None
     return await admit_run_as(caller(ctx), value)
 

@@ -4,6 +4,7 @@ Pure: given the audit records, when each approval paused and a query, `summarise
 numbers `GET /analytics`, `hitl stats` and the web app's dashboard show. Reading the records
 and pause times from the server is `server.records.history`; live counters are `server.insight.metrics`.
 `by_group` counts per team of the deciders (`finance`, `sre`; a person without one: their role).
+`not_applied` lists the decisions the server accepted and could not apply (for a supervisor to look at).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hitl.contracts.records import PERSON_DECISIONS
 from hitl.policy.groups import RESERVED_NAMES, SYSTEM_ACTOR, UNKNOWN_ACTOR
 from server.identity.users import ROLES
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
+from server.insight.unapplied import not_applied
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -122,7 +124,9 @@ def summarise(
             **_stats(decided),
             "refused": events["refused"],
             "escalated": events["escalated"],
+            "not_applied": len(unapplied := not_applied(records, query)),
         },
+        "not_applied": unapplied,
         "by_tool": by_tool,
         "by_agent": _grouped(decided, lambda d: d.agent, "agent", edits=False),
         "by_group": _by_group(decided),

@@ -1,13 +1,16 @@
 """Business data has owners: a requester's tools act only on their own orders and bookings.
 
 The caller comes from the run's config (`langgraph_auth_user_id`, `langgraph_auth_permissions`),
-as the server puts it there; each test gives it explicitly and checks the database rows.
+as the server puts it there; each test gives it explicitly and checks the database rows. A run
+that names nobody works on nothing (issue 54): inside the server always, in-process unless it
+says so (`hitl.gate.caller.in_process`).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +20,11 @@ from langgraph.types import Command
 from agents.offline import phrases
 from agents.support_policy import describe_refund
 from agents.travel_policy import describe_cancellation
+from hitl.gate.caller import IN_PROCESS_KEY, in_process
 from services.database import DEMO_ORDERS
 from services.workspace import Workspace
 from tests.conftest import add_order
+from tests.graphs.layer.threads import SERVER_RUN
 from tools.ops import build_ops_tools
 from tools.support import build_support_tools
 from tools.travel import build_travel_tools
@@ -41,11 +46,11 @@ REQUESTER2 = ("requester2", "requester")
 REVIEWER = ("reviewer1", "reviewer")
 
 
-def call(tools, name: str, args: dict[str, Any], user: tuple[str, ...] | None) -> Any:
-    """Invoke tool `name` as a model's tool call would, as `user` (None: no caller)."""
+def call(tools, name: str, args: dict[str, Any], user: tuple[str, ...] | None, config=None) -> Any:
+    """Invoke tool `name` as a model's call would, as `user` (None: in-process, said so), or with `config`."""
     (tool,) = [t for t in tools if t.name == name]
     tool_call = {"type": "tool_call", "id": f"call-{uuid.uuid4().hex[:8]}", "name": name, "args": args}
-    return tool.invoke(tool_call, config=as_user(*user) if user else None)
+    return tool.invoke(tool_call, config=config or (as_user(*user) if user else in_process()))
 
 
 def book(services, owner: str | None) -> str:
@@ -83,13 +88,74 @@ def test_a_traveller_cancels_their_own_and_staff_cancel_any(services):
     assert [services.bookings.get(b)["status"] for b in (mine, theirs)] == ["cancelled", "cancelled"]
 
 
-def test_without_a_caller_the_tools_are_unrestricted(services):
-    """in-process (no server, no caller): cancel_booking acts on any booking, owned or not."""
+def test_in_process_said_so_the_tools_are_unrestricted(services):
+    """in-process, said so (`in_process()`, no caller): cancel_booking acts on any booking, owned or not."""
     tools = build_travel_tools(lambda: services)
     theirs, nobodys = book(services, "requester2"), book(services, None)
     for booking_id in (theirs, nobodys):
         assert call(tools, "cancel_booking", {"booking_id": booking_id}, None).status == "success"
         assert services.bookings.get(booking_id)["status"] == "cancelled"
+
+
+NOBODY_NAMED = {
+    "in-process, not said so": {"configurable": {"thread_id": "t-1"}},
+    "server run, nobody named": {"configurable": {"thread_id": "t-1", **SERVER_RUN}},
+    "server run, only a caller": {
+        "configurable": {
+            "thread_id": "t-1",
+            **SERVER_RUN,
+            "langgraph_auth_user_id": "reviewer1",
+            "langgraph_auth_permissions": ["reviewer"],
+        }
+    },
+    "server run, in-process said": {"configurable": {"thread_id": "t-1", **SERVER_RUN, IN_PROCESS_KEY: True}},
+}
+"""Runs that name nobody whose records they work on: inside the server the caller and the in-process
+key do not count, only the server's `hitl_acting_for`."""
+
+
+@pytest.mark.parametrize("config", NOBODY_NAMED.values(), ids=list(NOBODY_NAMED))
+def test_a_run_that_names_nobody_reads_and_writes_no_record(services, config):
+    """Tools on owned records (orders, refunds, bookings, read_data, SQL): errors saying why; no change."""
+    order_id = add_order(services, 45.0, owner="requester2")
+    booking_id = book(services, "requester2")
+    support, travel = build_support_tools(lambda: services), build_travel_tools(lambda: services)
+    ops = build_ops_tools(lambda: services, Workspace(Path("/nonexistent-workspace")))
+    results = [
+        call(support, "get_order", {"order_id": order_id}, None, config),
+        call(support, "issue_refund", {"order_id": order_id, "amount": 20, "reason": "x"}, None, config),
+        call(travel, "cancel_booking", {"booking_id": booking_id}, None, config),
+        call(ops, "read_data", {"table": "orders"}, None, config),
+        call(ops, "execute_sql", {"query": "SELECT * FROM orders"}, None, config),
+    ]
+    for result in results:
+        assert result.status == "error", result
+        said = result.content
+        assert "names nobody whose records" in said or "does not name whose records" in said, said
+        assert "Ines" not in said
+        assert "requester2" not in said
+    assert services.payments.refunds_for(order_id) == []
+    assert services.bookings.get(booking_id)["status"] == "confirmed"
+
+
+def test_a_server_run_acts_for_the_owner_it_names_not_its_caller(services):
+    """server run: a reviewer's resume on requester1's thread reads requester1's order, not requester2's."""
+    mine = add_order(services, 45.0, owner="requester1")
+    theirs = add_order(services, 45.0, owner="requester2")
+    config = {
+        "configurable": {
+            "thread_id": "t-1",
+            **SERVER_RUN,
+            "langgraph_auth_user_id": "reviewer1",
+            "langgraph_auth_permissions": ["reviewer"],
+            "hitl_acting_for": {"identity": "requester1", "roles": ["requester"]},
+        }
+    }
+    tools = build_support_tools(lambda: services)
+    assert call(tools, "get_order", {"order_id": mine}, None, config).status == "success"
+    refused = call(tools, "get_order", {"order_id": theirs}, None, config)
+    assert refused.status == "error"
+    assert f"There is no order {theirs} for requester1" in refused.content
 
 
 def test_a_booking_made_in_a_run_belongs_to_its_caller_and_is_priced_by_class(travel_agent, services):
@@ -174,7 +240,7 @@ def test_ad_hoc_sql_reads_are_for_staff(services, tmp_path):
 def describe_as(describer, args: dict[str, Any], user: tuple[str, ...] | None) -> str:
     """The review text `describer` writes inside a run of `user` (None: no caller)."""
     run = RunnableLambda(lambda _: describer("tool", args))
-    return run.invoke(None, config=as_user(*user) if user else None)
+    return run.invoke(None, config=as_user(*user) if user else in_process())
 
 
 def test_refund_review_text_names_the_customer(services):

@@ -21,6 +21,7 @@ from hitl.proof.signed_receipts import sign
 from hitl.proof.verification import Evidence, verify
 from hitl.settings import Settings
 from server.records import trail
+from tests.graphs.layer.threads import SERVER_RUN
 
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 
@@ -45,11 +46,16 @@ def receipt_for(chat, action: dict[str, Any], decision: str, final_args: dict | 
 
 
 def server_run(chat, receipts: dict[str, str] | None, identity: str = "supervisor1", *roles: str) -> dict:
-    """`chat`'s config as the server writes it: the caller, and the receipts it names (None: none)."""
+    """`chat`'s config as the server writes it: the caller, whom it works for, the receipts (None: none).
+
+    A server run (`SERVER_RUN`) working for requester1, who owns the test's orders.
+    """
     configurable = {
         **chat.config["configurable"],
+        **SERVER_RUN,
         "langgraph_auth_user_id": identity,
         "langgraph_auth_permissions": list(roles or SUPERVISOR[1:]),
+        "hitl_acting_for": {"identity": "requester1", "roles": ["requester"]},
     }
     if receipts is not None:
         configurable[RECEIPTS_KEY] = receipts

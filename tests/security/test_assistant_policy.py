@@ -142,11 +142,23 @@ async def test_an_assistant_keeps_its_graph(client_as, http_as, loosened):
         ({"context": {"policy": {"tools": {"no_such_tool": {"gated": False}}}}}, 422),
         ({"config": {"configurable": {"checkpoint_id": "1efa"}}}, 422),
         ({"config": {"configurable": {"hitl_acting_for": {"identity": "supervisor1"}}}}, 422),
+        ({"config": {"configurable": {"hitl_in_process": True}}}, 422),
+        ({"context": {"hitl_escalated": {"call": "requester"}}}, 422),
         ({"config": {"webhook": "http://127.0.0.1:1/"}}, 422),
         ({"metadata": {"owner": "requester2"}}, 403),
         ({"config": {"metadata": {"hitl_owner_role": "supervisor"}}}, 403),
     ],
-    ids=["context key", "unknown tool", "fork", "acting for", "config key", "owner", "owner role"],
+    ids=[
+        "context key",
+        "unknown tool",
+        "fork",
+        "acting for",
+        "in-process",
+        "escalated",
+        "config key",
+        "owner",
+        "owner role",
+    ],
 )
 async def test_an_assistant_takes_only_what_a_run_may_carry(http_as, body, status):
     """create with a key outside a run's allowlist: refused, nothing created."""

@@ -18,6 +18,7 @@ import pytest
 
 from agents.offline import phrases
 from server.http.outgoing import tls
+from services.database import orders
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign
@@ -155,6 +156,27 @@ async def test_an_allowed_reviewer_approves_from_slack(as_user, slack_server, sl
     told = run["kwargs"]["config"]["configurable"]
     assert told["hitl_acting_for"]["identity"] == "requester1"
     assert told["hitl_requested_by"] == ["requester1"]
+
+
+async def test_a_press_starts_a_run_that_works_on_the_owners_records_only(as_user, slack_server, slack):
+    """Slack's run (issue 54): it acts for requester1, so an order moved to requester2 is not refunded.
+
+    reviewer1 approves the e-mail from Slack; the refund of 45 that waited beside it (under the
+    auto-approve limit) runs in the same run, after the order went to requester2: refused, no row;
+    the e-mail goes out once.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(slack_server.services, 45)
+    thread_id, _ = await start(requester, phrases.refund_and_email(order_id))
+    with slack_server.services.engine.begin() as conn:
+        conn.execute(orders.update().where(orders.c.order_id == order_id).values(owner="requester2"))
+    body, headers, _path = slack.press(await posted(slack, thread_id), "approve", "UREV1")
+    assert (await send(slack_server, body, headers)).status_code == 200
+    assert (await settled(requester, thread_id))["status"] == "idle"
+    assert slack_server.services.payments.refunds_for(order_id) == []
+    assert len(slack_server.services.outbox.sent_to(f"{order_id.lower()}@example.com")) == 1
+    [run, _first] = await requester.runs.list(thread_id)
+    assert run["kwargs"]["config"]["configurable"]["hitl_acting_for"]["identity"] == "requester1"
 
 
 async def test_a_reject_from_slack_carries_the_typed_reason(as_user, slack_server, slack):

@@ -17,10 +17,12 @@ import httpx
 import pytest
 
 from agents.offline import phrases
+from services.database import orders
 from tests.conftest import add_order
-from tests.devserver import sdk_client, start_dev_server, stop, user_clients
+from tests.devserver import TEST_USERS, dev_users, sdk_client, start_dev_server, stop, user_clients
 from tests.notices import Receiver
 from tests.server.helpers import APPROVE, decisions, refused, start
+from tests.server.test_groups_server import TEAM_USERS, TEAMS, TOKENS
 
 pytestmark = [pytest.mark.server, pytest.mark.long]
 
@@ -45,6 +47,20 @@ def short_server(tmp_path_factory, receiver):
     running = start_dev_server(
         tmp_path_factory.mktemp("deadlines"), {**SHORT, "HITL_NOTIFY_URL": receiver.url}
     )
+    yield running
+    stop(running.process)
+
+
+@pytest.fixture(scope="module")
+def teams_short_server(tmp_path_factory):
+    """Short deadlines with refunds given to teams: finance decides, an overdue one goes to finance-leads."""
+    env = {
+        **SHORT,
+        "ESCALATION_DEADLINE_SECONDS": "600",  # the escalated refund waits for its new team's answer
+        **TEAMS,
+        "HITL_USERS": f"{dev_users()},{TEST_USERS},{TEAM_USERS}",
+    }
+    running = start_dev_server(tmp_path_factory.mktemp("team-deadlines"), env)
     yield running
     stop(running.process)
 
@@ -299,3 +315,76 @@ async def test_an_email_beside_a_question_is_rejected_at_its_deadline_and_the_qu
     final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
     assert "You answered: Home, please" in final
     assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+
+
+def move_order(server, order_id: str, owner: str) -> None:
+    """Give `order_id` to another customer, straight in the business database (as a back office would)."""
+    with server.services.engine.begin() as conn:
+        conn.execute(orders.update().where(orders.c.order_id == order_id).values(owner=owner))
+
+
+async def test_an_expirys_run_works_on_the_owners_records_only(as_user, short_server):
+    """the watcher's run (issue 54): it acts for requester1, so an order moved to requester2 is not refunded.
+
+    The refund of 45 (under the auto-approve limit) waits beside the gated e-mail and runs in the run
+    the e-mail's expiry starts; the order went to requester2 meanwhile: the refund is refused, no
+    row; the run names requester1 as whom it works for; the trail holds the expiry alone.
+    """
+    requester = as_user("requester1")
+    order_id = add_order(short_server.services, 45)
+    thread_id, thread = await start(requester, phrases.refund_and_email(order_id))
+    [pending] = [i for batch in thread["interrupts"].values() for i in batch]
+    assert [a["name"] for a in pending["value"]["action_requests"]] == ["send_email"]
+    move_order(short_server, order_id, "requester2")
+
+    await until_idle(requester, thread_id)
+    assert short_server.services.payments.refunds_for(order_id) == []
+    assert short_server.services.outbox.sent_to(f"{order_id.lower()}@example.com") == []
+    final = (await requester.threads.get_state(thread_id))["values"]["messages"][-1]["content"]
+    assert f"I did not refund order {order_id}" in final, final
+    records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+    assert [(r["reviewer"], r["decision"], r["tool"]) for r in records] == [
+        ("system", "reject", "send_email")
+    ]
+    [run, *_] = await requester.runs.list(thread_id)
+    told = run["kwargs"]["config"]["configurable"]
+    assert told["hitl_acting_for"] == {"identity": "requester1", "roles": ["requester"]}
+
+
+async def test_a_refund_escalated_to_finance_leads_runs_once_on_their_approve(teams_short_server):
+    """escalation to a team (issue 54, finding 6): the server and the gate read one decider.
+
+    300 is finance's; past its deadline it escalates to finance-leads. finance1 (the old team) is
+    refused (403, nothing written); lead2 (finance-leads only) approves and the refund runs once.
+    The trail: escalated, refused, approve, and no `not_run`.
+    """
+    async with user_clients(teams_short_server.url) as make:
+        opened = {
+            name: sdk_client(url=teams_short_server.url, headers={"Authorization": f"Bearer {TOKENS[name]}"})
+            for name in ("finance1", "lead2")
+        }
+        requester = make("requester1")
+        order_id = add_order(teams_short_server.services, 300)
+        thread_id, thread = await start(requester, phrases.refund_in_full(order_id))
+        [pending] = [i for batch in thread["interrupts"].values() for i in batch]
+        assert pending["value"]["review_configs"][0]["required_role"] == "finance"
+
+        async def escalated():
+            records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+            return [r for r in records if r["decision"] == "escalated"]
+
+        await until(escalated)
+        with refused(403, "it needs someone in finance-leads"):
+            await opened["finance1"].runs.wait(thread_id, "support", command=decisions(APPROVE))
+        assert teams_short_server.services.payments.refunds_for(order_id) == []
+        await opened["lead2"].runs.wait(thread_id, "support", command=decisions(APPROVE))
+        await until_idle(requester, thread_id)
+        assert [r["amount"] for r in teams_short_server.services.payments.refunds_for(order_id)] == [300.0]
+        records = (await requester.http.get(f"/audit/{thread_id}"))["records"]
+        assert [(r["decision"], r["reviewer"]) for r in records] == [
+            ("escalated", "system"),
+            ("refused", "finance1"),
+            ("approve", "lead2"),
+        ]
+        for client in opened.values():
+            await client.aclose()

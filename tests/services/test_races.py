@@ -18,6 +18,7 @@ from langgraph.types import Command
 from agents import support
 from agents.offline import phrases
 from agents.settings import DemoSettings
+from hitl.gate.caller import in_process
 from services.errors import BusinessRuleError
 from tests.conftest import add_order
 
@@ -97,7 +98,7 @@ def test_two_reviewers_resuming_one_interrupt_refund_once(services):
     approve = Command(resume={"decisions": [{"type": "approve"}]})
     for _ in range(GRAPH_ROUNDS):
         order_id = add_order(services, 300)
-        config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+        config = in_process(str(uuid.uuid4()))  # no server: said so
         paused = agent.invoke(
             {"messages": [{"role": "user", "content": phrases.refund_in_full(order_id)}]},
             config,

@@ -20,7 +20,18 @@ from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hitl import Call, Decider, Rule, Script, ToolGate, create_deep_agent, register_form
+from hitl import (
+    Call,
+    Decider,
+    NobodyNamedError,
+    Rule,
+    Script,
+    ToolGate,
+    acting_for,
+    create_deep_agent,
+    in_process,
+    register_form,
+)
 from tests.graphs.layer.threads import Conversation
 
 APPROVE = {"decisions": [{"type": "approve"}]}
@@ -189,3 +200,16 @@ def test_this_agent_uses_only_names_the_hitl_package_exports():
     ]
     assert [node.module for node in layer] == ["hitl"]
     assert {alias.name for node in layer for alias in node.names} <= set(hitl.__all__)
+
+
+def test_a_teams_tool_asks_whose_records_it_works_on():
+    """acting_for: the owner the server names; in-process said so: None (every record); nobody: refused."""
+    server_run = {"run_id": "r", "assistant_id": "a", "graph_id": "expenses", "thread_id": "t"}
+    named = {**server_run, "hitl_acting_for": {"identity": "ana", "roles": ["requester", "finance"]}}
+    person = acting_for({"configurable": named})
+    assert person is not None
+    assert (person.identity, sorted(person.roles)) == ("ana", ["finance", "requester"])
+    assert acting_for(in_process("t")) is None
+    for nobody in ({"configurable": server_run}, {"configurable": {"thread_id": "t"}}):
+        with pytest.raises(NobodyNamedError, match=r"names nobody|does not name"):
+            acting_for(nobody)

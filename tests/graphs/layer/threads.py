@@ -1,8 +1,9 @@
 """One thread of an in-process agent, driven as a client drives it, optionally as a person the server names.
 
-Outside the server a run names nobody, and the gate checks no role; with `as_person` the run
-carries what the server's admission writes into every run it admits (the caller, their roles,
-the thread's owner), so the graph's own wall (deciders, four eyes) is checked as it is there.
+Outside the server a run names nobody and says so (`hitl.gate.caller.in_process`: its tools work on
+every record), and the gate checks no role; with `as_person` the run carries what the server's
+admission writes into every run it admits (the caller, their roles, the thread's owner), so the
+graph's own wall (deciders, four eyes) is checked as it is there.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.types import Command
+
+from hitl.gate.caller import in_process
+
+SERVER_RUN = {"run_id": "run-in-test", "assistant_id": "assistant-in-test", "graph_id": "graph-in-test"}
+"""What the Agent Server's run store writes into every run's `configurable` (`caller.SERVER_RUN_KEYS`):
+a run carrying it is a server run, whose tools work on the records of the person it names, or none."""
 
 
 @dataclass
@@ -24,13 +31,17 @@ class Conversation:
 
     @property
     def config(self) -> dict[str, Any]:
-        return {"configurable": {"thread_id": self.thread_id, **self._person}}
+        """The run config: as the server would name the person (`as_person`), else explicitly in-process."""
+        if self._person:
+            return {"configurable": {"thread_id": self.thread_id, **self._person}}
+        return in_process(self.thread_id)
 
     def as_person(self, name: str, role: str) -> Conversation:
-        """This thread, its next run made by `name` with `role`, as the server would name them."""
+        """This thread, its next run made by `name` with `role`, as the server would start and name it."""
         roles = ["reviewer", "supervisor"] if role == "supervisor" else [role]
         owner_name, owner_role = self.owner or (name, role)
         self._person = {
+            **SERVER_RUN,
             "langgraph_auth_user_id": name,
             "langgraph_auth_permissions": roles,
             "hitl_acting_for": {"identity": owner_name, "roles": [owner_role]},

@@ -196,9 +196,19 @@ def test_an_oversized_input_is_413_naming_the_limit():
 
 
 @pytest.mark.parametrize("user", [REQUESTER, REVIEWER, SUPERVISOR])
-@pytest.mark.parametrize("key", ["hitl_requested_by", "hitl_acting_for", "hitl_approvals"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "hitl_requested_by",
+        "hitl_acting_for",
+        "hitl_approvals",
+        "hitl_escalated",
+        "hitl_in_process",
+        "hitl_receipts",
+    ],
+)
 def test_no_role_may_name_who_asked_or_whom_a_run_acts_for(user, key):
-    """server-written configurable keys (four eyes, acting for, quorum): 422 in config and context."""
+    """server-written keys (four eyes, acting for, quorum, escalations, receipts) and in-process: 422."""
     for value in (
         run(input=HELLO, config={"configurable": {key: ["someone-else"]}}),
         run(input=HELLO, context={key: ["someone-else"]}),

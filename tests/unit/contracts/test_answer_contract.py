@@ -22,6 +22,7 @@ from agents.offline import phrases
 from agents.settings import DemoSettings
 from hitl.contracts import answers
 from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY, is_reference
+from hitl.gate.caller import in_process
 from server.decisions.checks import check_resume
 from server.decisions.pending import Pending, ResumeRefused
 from server.identity.users import User
@@ -33,7 +34,7 @@ NO_APPROVE_ON_DELETE = {"tools": {"delete_file": {"allowed_decisions": ["edit", 
 
 def interrupts_of(graph: Any, text: str, policy: dict[str, Any] | None = None) -> tuple[Any, ...]:
     """The interrupts a new thread of `graph` waits on after `text` (with `policy` as the run's override)."""
-    config = {"configurable": {"thread_id": str(uuid.uuid4())}}
+    config = in_process(str(uuid.uuid4()))
     graph.invoke(
         {"messages": [{"role": "user", "content": text}]},
         config,

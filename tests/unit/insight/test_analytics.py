@@ -67,6 +67,9 @@ RECORDS = [
     record(13, "issue_refund", "escalated", "system", [], 86400),
     record(14, "send_email", "allow", "reviewer1", REVIEWER, 3),
     record(15, "send_email", "approve", "reviewer1", REVIEWER, -40 * 86400),
+    # a decision the server accepted and could not apply (given up), and one from before the period
+    record(16, "issue_refund", "not_applied", "system", [], 7200, outcome="failed", message="not run: gone"),
+    record(17, "send_email", "not_applied", "system", [], -40 * 86400, outcome="failed"),
 ]
 PAUSED = {(f"t{n}", f"i{n}"): PAUSE for n in range(1, 16) if n != 11}
 QUERY = AnalyticsQuery(since=NOW - timedelta(days=30), until=NOW)
@@ -77,7 +80,7 @@ def by(rows, key):
 
 
 def test_totals_count_decisions_timings_and_other_events():
-    """totals: 11 decisions in the period (10 timed), median 25 s and p90 468 s; 1 refused, 1 escalated."""
+    """totals: 11 decisions (10 timed), median 25 s, p90 468 s; 1 refused, 1 escalated, 1 not applied."""
     totals = summarise(RECORDS, PAUSED, QUERY)["totals"]
     assert totals == {
         "decisions": 11,
@@ -88,7 +91,26 @@ def test_totals_count_decisions_timings_and_other_events():
         "rates": {**NONE, "approve": 0.5455, "edit": 0.0909, "reject": 0.2727, "expire": 0.0909},
         "refused": 1,
         "escalated": 1,
+        "not_applied": 1,
     }
+
+
+def test_decisions_not_applied_are_listed_for_a_supervisor():
+    """not_applied: the one given up in the period, where, what and why; filtered by tool like the rest."""
+    summary = summarise(RECORDS, PAUSED, QUERY)
+    assert summary["not_applied"] == [
+        {
+            "thread_id": "t16",
+            "interrupt_id": "i16",
+            "agent": "support",
+            "tool": "issue_refund",
+            "outcome": "failed",
+            "at": (PAUSE + timedelta(seconds=7200)).isoformat(),
+            "why": "not run: gone",
+        }
+    ]
+    email_only = AnalyticsQuery(since=QUERY.since, until=QUERY.until, tool="send_email")
+    assert summarise(RECORDS, PAUSED, email_only)["not_applied"] == []
 
 
 def test_per_tool_timings_rates_and_edits():
