@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
+from hitl.policy.first_line import ACTOR_PREFIX
 from hitl.policy.groups import extra_groups
 from hitl.settings import get_settings
 
@@ -46,8 +47,13 @@ def looks_like(name: str) -> str:
 
 
 def is_reserved(name: str) -> bool:
-    """Whether `name` is the server's own actor however written: `SYSTEM`, full-width, or a look-alike."""
-    return looks_like(name) == looks_like(SYSTEM_ACTOR)
+    """Whether `name` is the server's own actor, or a first-line reviewer's (`model:...`), however written.
+
+    `SYSTEM`, full-width or a look-alike; `Model:x` and look-alikes too: a person never takes a model's name.
+    """
+    return looks_like(name) == looks_like(SYSTEM_ACTOR) or looks_like(name).startswith(
+        looks_like(ACTOR_PREFIX)
+    )
 
 
 def confusable(name: str) -> bool:

@@ -48,6 +48,8 @@ export interface HitlContracts {
   DevUser?: DevUser;
   EditDecision?: EditDecision;
   EqualsBound?: EqualsBound;
+  FirstLineNote?: FirstLineNote;
+  FirstLineStamp?: FirstLineStamp;
   FlightBookingAnswer?: FlightBookingAnswer;
   FlightBookingForm?: FlightBookingForm;
   FlightContext?: FlightContext;
@@ -90,8 +92,21 @@ export interface ActionRequest {
     [k: string]: unknown;
   };
   description: string;
+  first_line?: FirstLineNote;
   name: string;
   tool_call_id: string;
+}
+/**
+ * What the first-line reviewer (a model, `hitl.policy.first_line`) said of a call it left to people.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineNote".
+ */
+export interface FirstLineNote {
+  cause: "model" | "not_allowed" | "timeout" | "error" | "unparseable" | "unbuildable" | "breaker";
+  model: string;
+  reason: string;
+  reviewer: string;
 }
 /**
  * Approve, and don't ask again in this thread for this tool (optionally within argument bounds).
@@ -200,6 +215,7 @@ export interface ApprovalReceipt {
   final_args: {
     [k: string]: unknown;
   } | null;
+  first_line?: FirstLineStamp;
   interrupt_id: string;
   message: string | null;
   requested_args: {
@@ -220,6 +236,19 @@ export interface ApprovalReceipt {
 export interface Approvals {
   approved_by: string[];
   required: number;
+}
+/**
+ * What a first-line reviewer's receipt or trail record adds: the model, the rules, how long it took.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineStamp".
+ */
+export interface FirstLineStamp {
+  cause?: string;
+  latency_ms: number;
+  model: string;
+  policy_revision: string;
+  stood_for: string;
 }
 /**
  * A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`.
@@ -294,6 +323,7 @@ export interface AuditRecord {
   final_args: {
     [k: string]: unknown;
   } | null;
+  first_line?: FirstLineStamp;
   hash?: string;
   interrupt_id: string;
   message: string | null;
@@ -331,7 +361,9 @@ export interface AuditVerification {
  */
 export interface ReceiptVerdict {
   decided_at: string;
+  decided_by?: string;
   decision: string;
+  first_line?: FirstLineStamp;
   interrupt_id: string;
   problems: string[];
   tool: string;
@@ -604,6 +636,7 @@ export interface ToolApprovalRequest {
   description: string;
   escalate_to?: string;
   escalated_seconds?: number | null;
+  first_line?: FirstLineNote;
   may_allow?: boolean;
   name: string;
   on_expiry?: "reject" | "escalate";
