@@ -49,6 +49,7 @@ export interface HitlContracts {
   EditDecision?: EditDecision;
   EqualsBound?: EqualsBound;
   FirstLineNote?: FirstLineNote;
+  FirstLineReview?: FirstLineReview;
   FirstLineStamp?: FirstLineStamp;
   FlightBookingAnswer?: FlightBookingAnswer;
   FlightBookingForm?: FlightBookingForm;
@@ -443,6 +444,29 @@ export interface RejectDecision {
 export interface RespondDecision {
   message: string;
   type: "respond";
+}
+/**
+ * A first-line reviewer's decision as `GET /first-line/samples` lists it, for a person to check.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineReview".
+ */
+export interface FirstLineReview {
+  agent: string;
+  args: {
+    [k: string]: unknown;
+  };
+  decided_at: string;
+  decision: string;
+  model: string;
+  reason: string;
+  review?: "fine" | "should_not_have";
+  reviewed_by?: string;
+  reviewer: string;
+  stood_for: string;
+  thread_id: string;
+  tool: string;
+  tool_call_id: string;
 }
 /**
  * The answer to a `FlightBookingForm`: book it (with these options) or cancel.
