@@ -133,7 +133,7 @@ def test_a_reviewers_malformed_word_is_refused_naming_what_is_wrong(attacked, de
 
 @pytest.mark.parametrize("which", ["referred", "unknown", "another_thread"])
 def test_a_word_on_what_the_model_did_not_decide_is_404(attacked, decided, which):
-    """not the model's decision: its referral, an unknown call, another thread's call: 404, nothing recorded."""
+    """not the model's decision: its referral, an unknown call, another thread's: 404, nothing recorded."""
     thread, call_id = {
         "referred": (decided["waiting_thread"], decided["waiting_call"]),
         "unknown": (decided["thread"], "call_does_not_exist"),
