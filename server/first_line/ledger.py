@@ -121,12 +121,26 @@ def refer(entry: Entry, stamp: FirstLineStamp, *, engine: Engine | None = None) 
     storage.retrying(once, f"first-line verdict on thread {call.thread_id}")
 
 
+def looked_up(
+    call: DelegatedCall, *, now: float, engine: Engine | None = None
+) -> tuple[Verdict | None, str | None]:
+    """What the ledger says before the model is asked, in one read: the call's verdict, or why it may not."""
+    with storage.using(engine).connect() as conn:
+        row = _row(conn, call.thread_id, call.tool_call_id)
+        if row is not None:
+            return _replayed(call, row), None
+        return None, _breaker(conn, call.reviewer, call.thread_id, now)
+
+
 def recorded(call: DelegatedCall, *, engine: Engine | None = None) -> Verdict | None:
     """The verdict recorded on this call, if any; one whose receipt does not verify is a referral."""
     with storage.using(engine).connect() as conn:
         row = _row(conn, call.thread_id, call.tool_call_id)
-    if row is None:
-        return None
+    return None if row is None else _replayed(call, row)
+
+
+def _replayed(call: DelegatedCall, row: Row[Any]) -> Verdict:
+    """A recorded verdict as the gate gets it again; one whose receipt does not verify is a referral."""
     receipt = json.loads(row.receipt) if row.receipt else None
     verdict = Verdict(row.decision, row.reason, row.reviewer, row.model, row.cause, receipt)
     if row.decision == "refer":
@@ -153,27 +167,31 @@ def breaker(
     Open after `refusals_in_a_row` calls in a row on this thread it did not approve, or
     `refusals_per_hour` in the last hour on any thread; each within the last hour.
     """
+    with storage.using(engine).connect() as conn:
+        return _breaker(conn, reviewer, thread_id, now)
+
+
+def _breaker(conn: Connection, reviewer: FirstLineReviewer, thread_id: str, now: float) -> str | None:
     since = now - HOUR
     table = first_line_verdicts.c
-    with storage.using(engine).connect() as conn:
-        latest = list(
-            conn.execute(
-                select(table.refusal)
-                .where(
-                    table.reviewer == reviewer.actor,
-                    table.thread_id == thread_id,
-                    table.decided_at >= since,
-                    table.cause != "breaker",
-                )
-                .order_by(table.decided_at.desc())
-                .limit(reviewer.refusals_in_a_row)
+    latest = list(
+        conn.execute(
+            select(table.refusal)
+            .where(
+                table.reviewer == reviewer.actor,
+                table.thread_id == thread_id,
+                table.decided_at >= since,
+                table.cause != "breaker",
             )
+            .order_by(table.decided_at.desc())
+            .limit(reviewer.refusals_in_a_row)
         )
-        hourly = conn.execute(
-            select(func.count()).where(
-                table.reviewer == reviewer.actor, table.decided_at >= since, table.refusal == 1
-            )
-        ).scalar_one()
+    )
+    hourly = conn.execute(
+        select(func.count()).where(
+            table.reviewer == reviewer.actor, table.decided_at >= since, table.refusal == 1
+        )
+    ).scalar_one()
     if len(latest) >= reviewer.refusals_in_a_row and all(r.refusal for r in latest):
         return (
             f"its circuit breaker is open: the last {reviewer.refusals_in_a_row} calls on this thread it did "

@@ -65,13 +65,13 @@ def review(call: DelegatedCall, *, engine: Engine | None = None) -> Verdict:
 
 
 def _review(call: DelegatedCall, engine: Engine | None) -> Verdict:
-    if (replayed := ledger.recorded(call, engine=engine)) is not None:
+    replayed, open_because = ledger.looked_up(call, now=time.time(), engine=engine)
+    if replayed is not None:
         return replayed
     reviewer = call.reviewer
     card = card_for(call.graph_id) if call.graph_id else None
     catalog = card.catalog if card is not None else None
-    now = time.time()
-    if (open_because := ledger.breaker(reviewer, call.thread_id, now=now, engine=engine)) is not None:
+    if open_because is not None:
         return _refer(call, catalog, _verdict(call, "refer", open_because, "breaker"), 0.0, engine=engine)
     asked = time.perf_counter()
     try:
