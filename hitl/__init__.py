@@ -6,6 +6,8 @@ The public API, the part your agents and this template's later releases agree on
 - `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Decider`
   (who answers: "owner", "reviewer", "supervisor") and `DecisionType` (approve, edit, reject, respond);
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
+- `FirstLineReviewer`, `Triage`, `TriageRule`: a model a gate hands its routine calls to first
+  (`ToolGate(first_line=...)`), and the rules its offline classifier follows;
 - `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
 - `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
 - `hitl.contracts.interrupts`, `.decisions`, `.records` and `.run_context`: the interrupt, decision,
@@ -26,8 +28,10 @@ if TYPE_CHECKING:
     from hitl.contracts.interrupts import Decider
     from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
+    from hitl.model.first_line.triage import Triage, TriageRule
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
+    from hitl.policy.first_line import FirstLineReviewer
     from hitl.policy.gates import ToolGate
 
 __version__ = "2.0.0"
@@ -40,6 +44,9 @@ PUBLIC = {
     "Script": "hitl.model.scripted",
     "Rule": "hitl.model.scripted",
     "Call": "hitl.model.scripted",
+    "FirstLineReviewer": "hitl.policy.first_line",
+    "Triage": "hitl.model.first_line.triage",
+    "TriageRule": "hitl.model.first_line.triage",
     "register_form": "hitl.contracts.forms",
     "Form": "hitl.contracts.forms",
     "Decider": "hitl.contracts.interrupts",
@@ -55,10 +62,13 @@ __all__ = [
     "Decider",
     "Decision",
     "DecisionType",
+    "FirstLineReviewer",
     "Form",
     "Rule",
     "Script",
     "ToolGate",
+    "Triage",
+    "TriageRule",
     "__version__",
     "build_resume",
     "create_deep_agent",

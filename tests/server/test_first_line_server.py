@@ -421,3 +421,29 @@ async def test_a_reviewer_that_may_reject_tells_the_agent_why_and_sends_nothing(
         assert (receipt["decision"], receipt["reviewer"]) == ("reject", MODEL)
         said = [m["content"] for m in state["messages"] if m.get("type") == "tool"]
         assert any("Rejected by the first-line reviewer model:support-triage" in str(text) for text in said)
+
+
+def test_the_triage_eval_of_docs_agents_md_runs_as_written(tmp_path):
+    """docs/agents.md: its `hitl triage eval` block, run as written: no false approval of its two calls."""
+    section = (ROOT / "docs" / "agents.md").read_text().split("**Before delegating, measure it**", 1)[1]
+    script = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "langgraph.json").symlink_to(ROOT / "langgraph.json")
+    env = {
+        "PATH": f"{HITL.parent}:/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+        "DATA_DIR": str(tmp_path / "data"),
+        "MODEL": "scripted",
+        "COLUMNS": "200",
+    }
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "First-line reviewer over 2 labelled calls" in done.stdout
+    assert "false approvals: 0 (rate 0.0%" in done.stdout

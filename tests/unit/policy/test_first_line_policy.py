@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +185,21 @@ def test_the_policy_revision_changes_with_its_first_line_reviewer():
     assert revision(catalog(REVIEWER)) != revision(catalog(None))
     assert revision(catalog(REVIEWER)) != revision(catalog(dataclasses.replace(REVIEWER, limit=60)))
     assert revision(catalog(REVIEWER)) == revision(catalog(dataclasses.replace(REVIEWER)))
+
+
+def test_the_policy_example_of_docs_agents_md_builds_and_bounds():
+    """docs/agents.md: its first-line example builds a gate whose reviewer approves plain e-mails only."""
+    docs = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
+    section = docs.read_text().split("## A first-line reviewer: a model before the people", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(docs), "exec"), namespace)  # noqa: S102  (the documented example, as written)
+    emails = namespace["emails"]
+    assert isinstance(emails, ToolGate)
+    assert emails.first_line is not None
+    assert emails.first_line.actor == "model:support-triage"
+    assert emails.not_delegated({"to": "a@x.test", "subject": "s", "body": "b"}) is None
+    rules = emails.first_line.offline
+    assert rules is not None
+    assert rules.verdict("send_email", {"body": "We promise a voucher"}).decision == "reject"
+    assert rules.verdict("send_email", {"body": "Your parcel left"}).decision == "approve"
