@@ -89,10 +89,12 @@ class DemoSettings(Settings):
         default=0.1,
         ge=0,
         le=1,
-        description="The share of the first-line reviewer's approvals put before a person afterwards (0 to 1).",
+        description="The share of the first-line reviewer's approvals a person checks afterwards (0 to 1).",
     )
     first_line_timeout_seconds: float = Field(
-        default=5, gt=0, description="How long the first-line reviewer may take over one call before people decide."
+        default=5,
+        gt=0,
+        description="How long the first-line reviewer may take over a call before people decide.",
     )
 
     @model_validator(mode="after")
@@ -100,9 +102,9 @@ class DemoSettings(Settings):
         if self.support_first_line and self.refund_first_line_limit <= self.refund_auto_approve_limit:
             msg = (
                 f"REFUND_FIRST_LINE_LIMIT ({self.refund_first_line_limit:g}) is not above "
-                f"REFUND_AUTO_APPROVE_LIMIT ({self.refund_auto_approve_limit:g}): refunds up to the auto-approve "
-                "limit run without anyone, so the first-line reviewer would never see one. Lower "
-                "REFUND_AUTO_APPROVE_LIMIT (e.g. 20) or raise REFUND_FIRST_LINE_LIMIT."
+                f"REFUND_AUTO_APPROVE_LIMIT ({self.refund_auto_approve_limit:g}): refunds up to the "
+                "auto-approve limit run without anyone, so the first-line reviewer would never see one. "
+                "Lower REFUND_AUTO_APPROVE_LIMIT (e.g. 20) or raise REFUND_FIRST_LINE_LIMIT."
             )
             raise ValueError(msg)
         return self

@@ -20,7 +20,8 @@ SUPPORT_TRIAGE = Triage(
         TriageRule(
             "send_email",
             "reject",
-            "it promises the customer something (compensation, a voucher, a guarantee): a person decides that",
+            "it promises the customer something (compensation, a voucher, a guarantee): "
+            "a person decides that",
             when=PROMISES,
         ),
         TriageRule("send_email", "approve", "a customer e-mail that informs and promises nothing"),
