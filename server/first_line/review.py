@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from hitl.policy.overrides import PolicyCatalog
 
 logger = logging.getLogger(__name__)
+_accept = metrics.timed("first_line.accept")(store.accept)
+"""`store.accept`, timed as `hitl_gate_seconds{phase="first_line.accept"}` (the bench reports it)."""
 
 
 def start(engine: Engine | None = None) -> None:
@@ -84,6 +86,7 @@ def _review(call: DelegatedCall, engine: Engine | None) -> Verdict:
     except ClassifierFailure as failed:
         model, said, failure = reviewer.model, None, failed
     latency_ms = (time.perf_counter() - asked) * 1000
+    metrics.GATE_SECONDS.labels(phase="first_line.classify").observe(latency_ms / 1000)
     if failure is not None or said is None:
         why = failure.message if failure else "no answer"
         unanswered = _verdict(call, "refer", why, failure.cause if failure else "error", model)
@@ -141,7 +144,7 @@ def _decide(  # noqa: PLR0913  (the call, its rules, the model's answer, and whe
         ledger.insert(conn, entry)
 
     try:
-        decision = store.accept(
+        decision = _accept(
             request,
             command,
             [pending.id],
