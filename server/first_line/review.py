@@ -115,7 +115,9 @@ def _decide(  # noqa: PLR0913  (the call, its rules, the model's answer, and whe
     command = {"resume": {pending.id: answer}}
     user = decider(call)
     try:
-        accepted = check_resume(command["resume"], [pending], user=user, owner=None, max_bytes=1 << 20)
+        accepted = check_resume(
+            command["resume"], [pending], user=user, owner=None, max_bytes=get_settings().max_resume_bytes
+        )
     except ResumeRefused as refusal:  # the bounds let it through, the checks did not: a person decides
         why = f"its {said.decision} was refused: {refusal.message}"
         return _refer(
@@ -194,8 +196,9 @@ def interrupt_id_of(call: DelegatedCall) -> str:
 def decider(call: DelegatedCall) -> User:
     """The first-line reviewer as the checks see it: its own name, in the groups it stands in front of only.
 
-    Its role is the lowest (`requester`): it may decide nothing beyond `stands_for`, and its receipts
-    name no role at all (`_as_models`), so nothing reads it as a person's.
+    A `User` in exactly its `stands_for` groups (its role is `reviewer` when it stands for reviewers,
+    else the lowest, `requester`, which decides nothing), so it may decide nothing beyond them; its
+    receipts name no role at all (`_as_models`), so nothing reads it as a person's.
     """
     stands_for = frozenset(call.reviewer.stands_for) - {"requester", "reviewer", "supervisor"}
     return User(
