@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from agents.settings import DemoSettings
-from agents.support_policy import support_policy
 from hitl.policy.first_line import FirstLineReviewer, is_model_actor
 from hitl.policy.gates import ToolGate
 from hitl.policy.groups import Tiers
@@ -17,7 +14,6 @@ from hitl.policy.overrides import PolicyCatalog
 from hitl.proof.policy_revision import revision
 
 REVIEWER = FirstLineReviewer(name="triage", instructions="approve routine calls", limit=50)
-ON = DemoSettings(support_first_line=True, refund_auto_approve_limit=20, refund_first_line_limit=50)
 
 
 def gate(**fields: object) -> ToolGate:
@@ -148,32 +144,6 @@ def test_interrupt_on_takes_it_and_refuses_anything_else():
         read_interrupt_on({"notify": {"allowed_decisions": ["approve"], "first_line": "model:x"}}, agent="a")
 
 
-def test_the_demo_hands_emails_and_small_refunds_to_it_only_when_switched_on():
-    """demo: off by default; on, e-mails and refunds up to 50 (below the supervisor tier) go to the model."""
-    off = support_policy(DemoSettings())
-    assert off["send_email"].first_line is None
-    assert off["issue_refund"].first_line is None
-    on = support_policy(ON)
-    email, refund = on["send_email"], on["issue_refund"]
-    assert email.first_line is not None
-    assert email.first_line.actor == "model:support-triage"
-    assert email.not_delegated({"to": "x@example.com", "subject": "s", "body": "b"}) is None
-    assert refund.not_delegated({"order_id": "A1", "amount": 40, "reason": "r"}) is None
-    assert "over the first-line limit" in str(
-        refund.not_delegated({"order_id": "A1", "amount": 80, "reason": "r"})
-    )
-    assert "always asks" in str(refund.not_delegated({"order_id": "A1", "amount": 900, "reason": "r"}))
-    assert "ask_user" in on
-    assert on["ask_user"].first_line is None
-
-
-def test_the_demo_refuses_a_first_line_limit_inside_the_auto_approve_range():
-    """settings: a first-line limit at or under the auto-approve limit is refused, saying how to fix it."""
-    with pytest.raises(ValueError, match="REFUND_AUTO_APPROVE_LIMIT") as refused:
-        DemoSettings(support_first_line=True, refund_auto_approve_limit=100, refund_first_line_limit=50)
-    assert "would never see one" in str(refused.value)
-
-
 def test_the_policy_revision_changes_with_its_first_line_reviewer():
     """revision: a receipt's policy revision changes when the first-line reviewer's bounds do."""
 
@@ -185,21 +155,3 @@ def test_the_policy_revision_changes_with_its_first_line_reviewer():
     assert revision(catalog(REVIEWER)) != revision(catalog(None))
     assert revision(catalog(REVIEWER)) != revision(catalog(dataclasses.replace(REVIEWER, limit=60)))
     assert revision(catalog(REVIEWER)) == revision(catalog(dataclasses.replace(REVIEWER)))
-
-
-def test_the_policy_example_of_docs_agents_md_builds_and_bounds():
-    """docs/agents.md: its first-line example builds a gate whose reviewer approves plain e-mails only."""
-    docs = Path(__file__).resolve().parents[3] / "docs" / "agents.md"
-    section = docs.read_text().split("## A first-line reviewer: a model before the people", 1)[1]
-    code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    namespace: dict[str, object] = {}
-    exec(compile(code, str(docs), "exec"), namespace)  # noqa: S102  (the documented example, as written)
-    emails = namespace["emails"]
-    assert isinstance(emails, ToolGate)
-    assert emails.first_line is not None
-    assert emails.first_line.actor == "model:support-triage"
-    assert emails.not_delegated({"to": "a@x.test", "subject": "s", "body": "b"}) is None
-    rules = emails.first_line.offline
-    assert rules is not None
-    assert rules.verdict("send_email", {"body": "We promise a voucher"}).decision == "reject"
-    assert rules.verdict("send_email", {"body": "Your parcel left"}).decision == "approve"
