@@ -1,4 +1,4 @@
-"""The demo's own settings: refund limits, who decides, the deadlines of its tools, the ops agent's workspace.
+"""The demo's own settings: refund limits, who decides, deadlines, its first-line reviewer, the ops workspace.
 
 They extend the approval layer's `hitl.settings.Settings` and are read the same way (the
 environment, then `.env`; `.env.example` lists them); the layer knows none of them. Your own
@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from hitl.policy.groups import OWNER, check_decider
 from hitl.settings import Settings, from_launch_dir
@@ -58,6 +58,56 @@ class DemoSettings(Settings):
         default=1_800,
         description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
     )
+
+    support_first_line: bool = Field(
+        default=False,
+        description=(
+            "Hand the support agent's routine calls to a first-line reviewer (a model) before people: "
+            "customer e-mails that promise nothing, and refunds up to REFUND_FIRST_LINE_LIMIT. What it "
+            "does not approve, and any failure of it, goes to people."
+        ),
+    )
+    refund_first_line_limit: float = Field(
+        default=50,
+        description=(
+            "Refunds up to this amount go to the first-line reviewer (with SUPPORT_FIRST_LINE): above "
+            "REFUND_AUTO_APPROVE_LIMIT, which must be lower (refunds up to it run without anyone)."
+        ),
+    )
+    first_line_model: str = Field(
+        default="",
+        description="The first-line reviewer's model: 'scripted' or 'provider:model'; empty: MODEL's.",
+    )
+    first_line_may_reject: bool = Field(
+        default=False,
+        description=(
+            "Let the first-line reviewer reject too (the agent gets its reason as a tool error); "
+            "off: it only approves, and sends what it would reject to people."
+        ),
+    )
+    first_line_sample_rate: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="The share of the first-line reviewer's approvals a person checks afterwards (0 to 1).",
+    )
+    first_line_timeout_seconds: float = Field(
+        default=5,
+        gt=0,
+        description="How long the first-line reviewer may take over a call before people decide.",
+    )
+
+    @model_validator(mode="after")
+    def _first_line_above_auto_approve(self) -> DemoSettings:
+        if self.support_first_line and self.refund_first_line_limit <= self.refund_auto_approve_limit:
+            msg = (
+                f"REFUND_FIRST_LINE_LIMIT ({self.refund_first_line_limit:g}) is not above "
+                f"REFUND_AUTO_APPROVE_LIMIT ({self.refund_auto_approve_limit:g}): refunds up to the "
+                "auto-approve limit run without anyone, so the first-line reviewer would never see one. "
+                "Lower REFUND_AUTO_APPROVE_LIMIT (e.g. 20) or raise REFUND_FIRST_LINE_LIMIT."
+            )
+            raise ValueError(msg)
+        return self
 
     @field_validator("refund_decider_group", "refund_lead_group", "ops_decider_group")
     @classmethod

@@ -2,13 +2,18 @@
 
 Refunds go to a reviewer, above the supervisor limit to a supervisor (two above the dual-control
 limit); `REFUND_DECIDER_GROUP` and `REFUND_LEAD_GROUP` give them to teams instead (finance, finance-leads).
+With `SUPPORT_FIRST_LINE`, a first-line reviewer (a model) takes the routine ones first: e-mails that
+promise nothing, refunds up to `REFUND_FIRST_LINE_LIMIT`; everything else waits for people.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from agents.offline import FIRST_LINE_REVIEWER, SUPPORT_TRIAGE
 from hitl.policy.deadlines import Deadline
+from hitl.policy.first_line import FirstLineReviewer
 from hitl.policy.gates import Policy, ToolGate
 from hitl.policy.groups import Tiers
 from tools.owners import records_owner
@@ -90,6 +95,40 @@ def refund_args_check(services: Callable[[], Services] | None) -> Callable[[Mapp
     return check
 
 
+FIRST_LINE_INSTRUCTIONS = (
+    "You review an online shop's customer-service agent. Approve a customer e-mail that only informs "
+    "(an order's status, a refund on its way) and promises nothing: no compensation, voucher, discount, "
+    "store credit, guarantee or date. Reject an e-mail that promises something. Approve a refund that "
+    "states its reason. Refer anything else, and anything you are unsure of."
+)
+
+
+def first_line(settings: DemoSettings) -> FirstLineReviewer | None:
+    """The support agent's first-line reviewer (`SUPPORT_FIRST_LINE`), or None when it has none."""
+    if not settings.support_first_line:
+        return None
+    return FirstLineReviewer(
+        name=FIRST_LINE_REVIEWER,
+        instructions=FIRST_LINE_INSTRUCTIONS,
+        model=settings.first_line_model or settings.resolved_model,
+        offline=SUPPORT_TRIAGE,
+        may=("approve", "reject") if settings.first_line_may_reject else ("approve",),
+        stands_for=("reviewer",),
+        sample_rate=settings.first_line_sample_rate,
+        timeout_seconds=settings.first_line_timeout_seconds,
+    )
+
+
+def _refund_first_line(settings: DemoSettings) -> FirstLineReviewer | None:
+    """Refunds up to `REFUND_FIRST_LINE_LIMIT`, of the deciders below the supervisor limit only."""
+    reviewer = first_line(settings)
+    if reviewer is None:
+        return None
+    return replace(
+        reviewer, limit=settings.refund_first_line_limit, stands_for=(settings.refund_decider_group,)
+    )
+
+
 def refund_gate(
     settings: DemoSettings, *, always: bool, services: Callable[[], Services] | None = None
 ) -> ToolGate:
@@ -99,7 +138,8 @@ def refund_gate(
     allowance lets one through. Refunds over the dual-control limit need two supervisors
     (two of `REFUND_LEAD_GROUP`); an overdue refund escalates to that group.
     Below it a reviewer may "always allow" the thread's later refunds, within the bounds they set
-    (`may_allow`: a tool that moves money opts in, it is off by default).
+    (`may_allow`: a tool that moves money opts in, it is off by default). With `SUPPORT_FIRST_LINE`,
+    refunds up to `REFUND_FIRST_LINE_LIMIT` go to the first-line reviewer first.
     """
     return ToolGate(
         allowed_decisions=("approve", "edit", "reject"),
@@ -117,6 +157,7 @@ def refund_gate(
             escalated_seconds=settings.escalation_deadline_seconds,
             escalate_to=settings.refund_lead_group,
         ),
+        first_line=_refund_first_line(settings),
     )
 
 
@@ -129,6 +170,7 @@ def support_policy(settings: DemoSettings, services: Callable[[], Services] | No
             description=lambda _n, a: f"E-mail {a['to']}: {a['subject']}",
             deadline=Deadline(settings.email_deadline_seconds),
             may_allow=True,
+            first_line=first_line(settings),
         ),
         "ask_user": ToolGate(
             allowed_decisions=("respond",),

@@ -1,10 +1,10 @@
 """Run every benchmark section in order, keep going past a failed one, and write the results.
 
-In-process first, then one side-by-side server for the throughput, footprint and inbox
-sections (in that order: the footprint batches are the first pending approvals the inbox
-lists), then the start-up measurements with servers of their own, then the replica sets, then
-the inbox at a million (`bench.org_scale`). `--only` runs some of them and puts their results in
-place of the same sections' in the results already written.
+In-process first (the approval cycle, the first-line reviewer), then one side-by-side server for
+the throughput, footprint and inbox sections (in that order: the footprint batches are the first
+pending approvals the inbox lists), then the start-up measurements with servers of their own,
+then the replica sets, then the inbox at a million (`bench.org_scale`). `--only` runs some of
+them and puts their results in place of the same sections' in the results already written.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bench import approval_cycle, footprint, inbox, org_scale, replicas, server_cycles, startup
+from bench import approval_cycle, first_line, footprint, inbox, org_scale, replicas, server_cycles, startup
 from bench.machine import load_average, machine, versions
 from bench.report import Results, Section
 from bench.served import bench_client, repo_config, serving, side_by_side_config
@@ -65,6 +65,7 @@ def run_benchmarks(sizes: BenchSizes) -> Results:
                 console.print(f"[red]{name} failed[/red]\n{traceback.format_exc()}")
 
         section("in_process", lambda: approval_cycle.measure(sizes, progress))
+        section("first_line", lambda: first_line.measure(sizes, progress))
         if any(sizes.runs(name) for name in SERVED):
             _served(sizes, progress, section, results, console)
         section("startup", lambda: startup.measure(sizes, progress))

@@ -134,8 +134,8 @@ class BenchSizes(BaseSettings):
     only: list[str] = Field(
         default=[],
         description=(
-            "Run only these sections (in_process, server, footprint, inbox, startup, replicas, "
-            "org_scale); every one when empty. The results files then hold only those."
+            "Run only these sections (in_process, first_line, server, footprint, inbox, startup, "
+            "replicas, org_scale); every one when empty. The results files then hold only those."
         ),
     )
     progress: bool = Field(default=True, description="Show progress bars.")

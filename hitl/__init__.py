@@ -6,6 +6,8 @@ The public API, the part your agents and this template's later releases agree on
 - `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Decider`
   (who answers: "owner", "reviewer", "supervisor") and `DecisionType` (approve, edit, reject, respond);
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
+- `FirstLineReviewer`, `Triage`, `TriageRule`: a model a gate hands its routine calls to first
+  (`ToolGate(first_line=...)`), and the rules its offline classifier follows;
 - `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
 - `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
 - `acting_for` (whose records a tool may touch: the thread's owner, as the server names them; a run
@@ -30,8 +32,10 @@ if TYPE_CHECKING:
     from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
     from hitl.gate.caller import NobodyNamedError, acting_for, in_process
+    from hitl.model.first_line.triage import Triage, TriageRule
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
+    from hitl.policy.first_line import FirstLineReviewer
     from hitl.policy.gates import ToolGate
 
 __version__ = "2.0.0"
@@ -44,6 +48,9 @@ PUBLIC = {
     "Script": "hitl.model.scripted",
     "Rule": "hitl.model.scripted",
     "Call": "hitl.model.scripted",
+    "FirstLineReviewer": "hitl.policy.first_line",
+    "Triage": "hitl.model.first_line.triage",
+    "TriageRule": "hitl.model.first_line.triage",
     "register_form": "hitl.contracts.forms",
     "Form": "hitl.contracts.forms",
     "Decider": "hitl.contracts.interrupts",
@@ -62,11 +69,14 @@ __all__ = [
     "Decider",
     "Decision",
     "DecisionType",
+    "FirstLineReviewer",
     "Form",
     "NobodyNamedError",
     "Rule",
     "Script",
     "ToolGate",
+    "Triage",
+    "TriageRule",
     "__version__",
     "acting_for",
     "build_resume",

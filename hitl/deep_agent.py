@@ -249,6 +249,10 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     top = gate(agent, own_tools, policy, description_prefix, catalog)
     if offline is not None:
         declare(offline)
+    for gates_of_tool in catalog.gates.values():  # first-line reviewers' offline rules, for the endpoint too
+        for each in gates_of_tool:
+            if each.first_line is not None and each.first_line.offline is not None:
+                declare(each.first_line.offline.script(each.first_line.name))
     graph = cast(
         "CompiledStateGraph[Any, Any, Any, Any]",
         stock_create_deep_agent(

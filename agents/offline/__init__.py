@@ -1,7 +1,8 @@
 """The demo agents' offline scripts: what the scripted model does for the shop, travel and ops agents.
 
 Each agent hands its script to `create_deep_agent(offline=...)`; `phrases` holds the requests
-they answer, written once for the demo, the README and the tests. The scripts are functions
+they answer, written once for the demo, the README and the tests; `triage` is the support
+agent's first-line reviewer's offline rules. The scripts are functions
 of the conversation (`hitl.model.scripted.script.ScriptFn`): their steps depend on what the tools
 returned. A new agent usually needs only rules (`hitl.model.scripted.Rule`).
 """
@@ -10,6 +11,7 @@ from agents.offline import phrases
 from agents.offline.ops import ops_script
 from agents.offline.support import support_script
 from agents.offline.travel import travel_script
+from agents.offline.triage import SUPPORT_TRIAGE
 from hitl.model.scripted import Script
 
 SUPPORT = Script(
@@ -19,7 +21,10 @@ TRAVEL = Script(travel_script, examples=(phrases.FIND_FLIGHT, phrases.FIND_AND_B
 OPS = Script(
     ops_script, examples=(phrases.ARCHIVE_OLD_ORDERS, phrases.DELETE_OLD_LOG, phrases.DEPLOY_TO_PRODUCTION)
 )
-DEMO = (SUPPORT, TRAVEL, OPS)
-"""The three scripts, in the order the demo's scripted model once tried them."""
+FIRST_LINE_REVIEWER = "support-triage"
+"""The name the support agent's first-line reviewer signs as (`model:support-triage`)."""
+DEMO = (SUPPORT, TRAVEL, OPS, SUPPORT_TRIAGE.script(FIRST_LINE_REVIEWER))
+"""The three scripts, in the order the demo's scripted model once tried them, and the first-line
+reviewer's rules (what the scripted endpoint answers a review request with)."""
 
-__all__ = ["DEMO", "OPS", "SUPPORT", "TRAVEL", "phrases"]
+__all__ = ["DEMO", "FIRST_LINE_REVIEWER", "OPS", "SUPPORT", "SUPPORT_TRIAGE", "TRAVEL", "phrases"]

@@ -1,4 +1,4 @@
-"""`hitl`: the reviewer's terminal client: inbox, show, decide, run, stats, verify receipts.
+"""`hitl`: the reviewer's terminal client: inbox, show, decide, run, stats, verify receipts, triage.
 
 It talks to the server like every other client (bearer token, the same validated and
 authorised resume path) and builds resumes by tool call id (`hitl.contracts.resume`). Errors are one
@@ -20,6 +20,7 @@ from hitl.cli.terminal import fail
 
 app = typer.Typer(help="Work the approval queue of a hitl-agent-server.", no_args_is_help=True)
 app.add_typer(scaffold.commands, name="new")
+app.add_typer(reports.triage, name="triage")
 for command in (
     queue.inbox,
     queue.show,

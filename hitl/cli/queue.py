@@ -130,13 +130,23 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
                 f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else ""),
                 markup=False,
             )
+            if isinstance(note := action.get("first_line"), dict):
+                out.print(
+                    f"    first-line reviewer {note.get('reviewer')} ({note.get('model')}, a model) "
+                    f"left this to you: {note.get('reason')}",
+                    markup=False,
+                )
         if isinstance(schema := schemas.get(interrupt["id"]), dict):
             title = f": {value['title']}" if value.get("title") else ""
             out.print(f"    to fill in{title} (hitl answer {thread} {interrupt['id']} --json '{{...}}')")
             for line in field_lines(schema):
                 out.print(f"      {line}", markup=False, soft_wrap=True)
     for receipt in receipts:
-        who = f"{receipt['reviewer']} at {receipt['decided_at']}"
+        stamp = receipt.get("first_line")
+        model = (
+            f" (a model: {stamp.get('model')}; {receipt.get('message')})" if isinstance(stamp, dict) else ""
+        )
+        who = f"{receipt['reviewer']}{model} at {receipt['decided_at']}"
         quorum = progress(receipt.get("approvals"))
         out.print(
             f"  decided  {receipt['tool']}: {receipt['decision']} by {who}"

@@ -1,7 +1,8 @@
-"""How `hitl stats` prints the approval analytics of `GET /analytics` (rich tables).
+"""How `hitl stats` prints the approval analytics of `GET /analytics`, and `hitl triage` its reports.
 
 Rendering only: the numbers are the server's (`server.insight.analytics`), shown as the web app's
-dashboard shows them.
+dashboard shows them; a first-line reviewer's apart from people's. `hitl triage eval`'s confusion
+matrix and the samples to check print here too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from hitl.model.first_line.evaluation import Evaluation
 
 
 def seconds(value: float | None) -> str:
@@ -54,6 +57,67 @@ def render(summary: dict[str, Any], out: Console) -> None:
     out.print(f"accepted but not applied: {len(unapplied) or 'none'}", highlight=False)
     for row in unapplied:
         out.print(f"  {row['at'][:19]} thread {row['thread_id']}: {row['why']}", highlight=False)
+    if first_line := (summary.get("first_line") or {}).get("by_tool"):
+        out.print(_first_line(first_line))
+
+
+def _first_line(rows: list[dict[str, Any]]) -> Table:
+    """A first-line reviewer's numbers per tool (a model, apart from people's decisions)."""
+    table = Table(title="First-line reviewer (a model, not a person)")
+    columns = ("tool", "asked", "decided", "sent to people", "overturned", "median", "p90")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "tool" else "right")
+    for row in rows:
+        table.add_row(
+            row["tool"],
+            str(row["asked"]),
+            f"{row['decided']} ({row['share_decided']:.0%})",
+            str(row["sent_to_people"]),
+            f"{row['overturned']} of {row['approved']}",
+            _ms(row["median_ms"]),
+            _ms(row["p90_ms"]),
+        )
+    return table
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"
+
+
+def render_evaluation(result: Evaluation, out: Console) -> None:
+    """`hitl triage eval`: the confusion matrix (label against outcome) and the false-approval rate."""
+    table = Table(title=f"First-line reviewer over {result.calls} labelled calls")
+    table.add_column("label \\ outcome")
+    outcomes = ("approve", "reject", "person", "not_asked")
+    for outcome in outcomes:
+        table.add_column(outcome, justify="right")
+    for label, row in result.matrix.items():
+        table.add_row(label, *(str(row[o]) for o in outcomes))
+    out.print(table)
+    out.print(
+        f"false approvals: {result.false_approvals} (rate {result.false_approval_rate:.1%} of the calls "
+        f"labelled reject or person); decided by the model: {result.decided_share:.0%} of those asked",
+        highlight=False,
+    )
+
+
+def render_samples(page: dict[str, Any], out: Console) -> None:
+    """`hitl triage samples`: first-line approvals for a person to check."""
+    table = Table(title=f"First-line decisions to check ({page['total']})")
+    for column in ("thread", "tool call", "tool", "args", "decided by", "reason", "at"):
+        table.add_column(column, overflow="fold")
+    for item in page["items"]:
+        table.add_row(
+            item["thread_id"],
+            item["tool_call_id"],
+            item["tool"],
+            str(item["args"])[:60],
+            f"{item['reviewer']} ({item['model']})",
+            item["reason"],
+            item["decided_at"][:19],
+        )
+    out.print(table)
+    out.print("say: hitl triage check THREAD TOOL_CALL_ID fine|should_not_have --note '...'")
 
 
 def _table(title: str, key: str, rows: list[dict[str, Any]], kinds: list[str]) -> Table:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from hitl.proof.verification import Report
+    from hitl.proof.verification import ReceiptResult, Report
 
 
 def read_receipt(path: Path) -> dict[str, Any]:
@@ -49,9 +49,15 @@ def receipt_problems(receipt: dict[str, Any], jwks: dict[str, Any]) -> tuple[lis
 
 
 def render_receipt(problems: list[str], claims: dict[str, Any], out: Console) -> None:
-    """One receipt's verdict and what it binds."""
+    """One receipt's verdict and what it binds (a first-line reviewer's model, when a model decided)."""
     if claims:
         who = claims.get("approver") or {}
+        stamp = claims.get("first_line")
+        if isinstance(stamp, dict):
+            out.print(
+                f"decided by a first-line reviewer (a model, not a person): {stamp.get('model')}",
+                highlight=False,
+            )
         out.print(
             f"receipt: {claims.get('tool')} ({claims.get('tool_call_id') or claims.get('interrupt_id')}) "
             f"{claims.get('decision')} by {who.get('identity')} ({', '.join(who.get('roles') or [])}) "
@@ -68,15 +74,28 @@ def render_receipt(problems: list[str], claims: dict[str, Any], out: Console) ->
         out.print("  [green]✓ verified[/green] against the JWKS")
 
 
+def _line(result: ReceiptResult, out: Console, who: str) -> None:
+    mark = "[green]✓[/green]" if result.verified else "[red]✗[/red]"
+    subject = f"{result.tool} ({result.tool_call_id or result.interrupt_id}) {result.decision}{who}"
+    out.print(f"  {mark} {subject} at {result.decided_at}", highlight=False)
+    for problem in result.problems:
+        out.print(f"      {problem}", highlight=False)
+
+
 def render(report: Report, out: Console) -> None:
     """A thread's verdict: each receipt, the chain, notes, and one summary line."""
     out.print(f"thread {report.thread_id}")
-    for result in report.receipts:
-        mark = "[green]✓[/green]" if result.verified else "[red]✗[/red]"
-        subject = f"{result.tool} ({result.tool_call_id or result.interrupt_id}) {result.decision}"
-        out.print(f"  {mark} {subject} at {result.decided_at}", highlight=False)
-        for problem in result.problems:
-            out.print(f"      {problem}", highlight=False)
+    people = [r for r in report.receipts if not r.by_model]
+    models = [r for r in report.receipts if r.by_model]
+    for result in people:
+        _line(result, out, f" by {result.decided_by}" if result.decided_by else "")
+    if models:
+        out.print("  decided by a first-line reviewer (a model, not a person):")
+    for result in models:
+        stamp = result.first_line or {}
+        revision = str(stamp.get("policy_revision", ""))[:12]
+        said = f" by {result.decided_by} ({stamp.get('model', 'model unknown')}, policy {revision})"
+        _line(result, out, said)
     for problem in report.trail_problems:
         out.print(f"  [red]✗ audit trail:[/red] {problem}", highlight=False)
     for note in report.notes:

@@ -17,6 +17,7 @@ __all__ = [
     "ApprovalRequest",
     "BatchedApprovalRequest",
     "Decider",
+    "FirstLineNote",
     "FormRequest",
     "InterruptMode",
     "ReviewConfig",
@@ -28,6 +29,20 @@ Decider = str
 such as `finance`; `hitl.policy.groups`)."""
 
 
+class FirstLineNote(TypedDict):
+    """What the first-line reviewer (a model, `hitl.policy.first_line`) said of a call it left to people."""
+
+    reviewer: str
+    """Who looked first: `model:<name>`, never a person."""
+    model: str
+    """The model it ran: `scripted:<name>` or a `provider:model` spec."""
+    reason: str
+    """Its reason, or why it gave none (a timeout, an error, its circuit breaker)."""
+    cause: Literal["model", "not_allowed", "timeout", "error", "unparseable", "unbuildable", "breaker"]
+    """`model`: its own judgement; `not_allowed`: it answered what its policy does not let it; the rest:
+    it failed (or its breaker is open), so a person decides."""
+
+
 class ActionRequest(TypedDict):
     """One gated tool call inside a batched approval request."""
 
@@ -36,6 +51,8 @@ class ActionRequest(TypedDict):
     description: str
     tool_call_id: str
     agent: str
+    first_line: NotRequired[FirstLineNote]
+    """Present when a first-line reviewer looked at the call first and left it to people."""
 
 
 class ReviewConfig(TypedDict):
@@ -96,6 +113,8 @@ class ToolApprovalRequest(TypedDict):
     escalated_seconds: NotRequired[float | None]
     escalate_to: NotRequired[str]
     """Present when an escalation goes to a group other than `supervisor`."""
+    first_line: NotRequired[FirstLineNote]
+    """Present when a first-line reviewer looked at the call first and left it to people."""
 
 
 class FormRequest(TypedDict):

@@ -23,6 +23,8 @@ __all__ = [
     "AuditLog",
     "AuditRecord",
     "AuditVerification",
+    "FirstLineReview",
+    "FirstLineStamp",
     "InboxItem",
     "InboxPage",
     "ReceiptVerdict",
@@ -44,6 +46,21 @@ class Approvals(TypedDict):
 
     required: int
     approved_by: list[str]
+
+
+class FirstLineStamp(TypedDict):
+    """What a first-line reviewer's receipt or trail record adds: the model, the rules, how long it took."""
+
+    model: str
+    """The model it ran: `scripted:<name>` or a `provider:model` spec."""
+    policy_revision: str
+    """The revision of the policy that handed it the call (`hitl.proof.policy_revision`)."""
+    stood_for: Decider
+    """The decider (group) whose call it took."""
+    latency_ms: float
+    """How long it took to answer, in milliseconds."""
+    cause: NotRequired[str]
+    """On a referral: why it left the call to people (`FirstLineNote.cause`)."""
 
 
 class ApprovalReceipt(TypedDict):
@@ -70,6 +87,9 @@ class ApprovalReceipt(TypedDict):
     """The server's signature of this decision: a compact JWS (EdDSA) whose claims bind every field
     here (args as SHA-256 digests), the policy revision and the audit chain's head; its keys are at
     GET /.well-known/jwks.json (`hitl.proof.signed_receipts`). Absent on a tool's `failed` outcome."""
+    first_line: NotRequired[FirstLineStamp]
+    """Present when a first-line reviewer decided (`reviewer` is then `model:<name>`, never a person);
+    signed with the rest."""
 
 
 class AuditRecord(ApprovalReceipt):
@@ -163,6 +183,30 @@ class ReceiptVerdict(TypedDict):
     decided_at: str
     verified: bool
     problems: list[str]
+    decided_by: NotRequired[str]
+    """Who the receipt names: a person, `system`, or a first-line reviewer `model:<name>`."""
+    first_line: NotRequired[FirstLineStamp]
+    """Present when a first-line reviewer (a model) decided: shown apart from people's decisions."""
+
+
+class FirstLineReview(TypedDict):
+    """A first-line reviewer's decision as `GET /first-line/samples` lists it, for a person to check."""
+
+    thread_id: str
+    tool_call_id: str
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    decision: str
+    reason: str
+    reviewer: str
+    """`model:<name>`."""
+    model: str
+    stood_for: Decider
+    decided_at: str
+    review: NotRequired[Literal["fine", "should_not_have"]]
+    """A person's word on it afterwards, once given."""
+    reviewed_by: NotRequired[str]
 
 
 class AuditVerification(TypedDict):

@@ -4,7 +4,8 @@
 asks again, with who approved so far); `apply` turns the decisions into the turn the tools node
 runs: the calls kept, the model's answers for rejected and refused ones, the reviewers' edits,
 and the gate's clearance of each call it lets run, which `uncleared` checks where the call would
-run. Which calls pause is the gate's (`gate`).
+run; calls a first-line reviewer decided join the answers with their receipts. Which calls pause,
+and which a first-line reviewer decides, is the gate's (`gate`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.types import interrupt
 
 from hitl.gate import deciders, timing
+from hitl.gate.per_call import sealed_verdict
 from hitl.gate.review_requests import answer_contract
 from hitl.gate.trusted_state import (
     CLEARANCES_KEY,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import AIMessage, ToolCall
 
     from hitl.contracts.interrupts import BatchedApprovalRequest
+    from hitl.model.first_line.review import Verdict
     from hitl.policy.gates import ToolGate
 
     Process = Callable[[Decision, ToolCall, InterruptOnConfig], tuple[ToolCall | None, ToolMessage | None]]
@@ -112,11 +115,16 @@ def apply(  # noqa: PLR0913  (the turn, its answers, and what judges and clears 
     agent: str,
     thread_id: str | None,
     process: Process,
+    by_model: Mapping[int, Verdict] | None = None,
 ) -> dict[str, Any]:
     """The model turn as the answers leave it: kept calls, answers for the model, clearances.
 
     `process` is LangChain's own reading of one decision (the kept call, the model's answer).
+    `by_model` are the calls a first-line reviewer decided, by index: the server checked its
+    authority when it signed them, so they are applied as they are and their receipts kept in state.
     """
+    delegated = by_model or {}
+    decisions = {**decisions, **{index: verdict.decision_value() for index, verdict in delegated.items()}}
     kept: list[ToolCall] = []
     answered: list[ToolMessage] = []
     edited: dict[str, Any] = {}
@@ -128,7 +136,8 @@ def apply(  # noqa: PLR0913  (the turn, its answers, and what judges and clears 
             cleared[call_id] = clearance(thread_id, agent, call_id, call["name"], call["args"])
             continue
         decision = decisions[index]
-        if (refusal := deciders.refusal(call, decision, policy[call["name"]])) is not None:
+        refusal = None if index in delegated else deciders.refusal(call, decision, policy[call["name"]])
+        if refusal is not None:
             kept.append(call)
             answered.append(refusal)
             continue
@@ -147,11 +156,14 @@ def apply(  # noqa: PLR0913  (the turn, its answers, and what judges and clears 
         if message is not None:
             answered.append(message)
     last.tool_calls = kept
-    return {
+    applied = {
         "messages": [last, *answered],
         "hitl_edited_tool_calls": edited,
         CLEARANCES_KEY: cleared,
     }
+    if receipts := [r for verdict in delegated.values() for r in sealed_verdict(verdict, thread_id)]:
+        applied["approval_receipts"] = receipts
+    return applied
 
 
 def uncleared(

@@ -5,9 +5,12 @@ names the agent asking, each call's `tool_call_id` and who may decide; and the b
 answer is checked (count, order, allowed types, edit args) *before* LangGraph saves it,
 so a bad answer can never wedge the thread. A run's policy override (`hitl.policy.overrides`,
 recorded in state when the run starts) and the thread's allowances (`hitl.policy.allowances`)
-change which calls pause; both are read from state, so a resume decides the same. This module
-says which calls pause and which may run: `batched` and `per_call` are the two flows,
-`review_requests` builds what they send, `deciders` says who may decide, `run_start` checks a run.
+change which calls pause; both are read from state, so a resume decides the same. A paused
+call a policy hands to a first-line reviewer is put to it first (`hitl.model.first_line.review`):
+it runs under the model's signed receipt, is rejected, or goes to people with its reason. This
+module says which calls pause and which may run: one concept, the gate's middleware, however
+long. `batched` and `per_call` are the two flows, `review_requests` builds what they send,
+`deciders` says who may decide, `run_start` checks a run.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from hitl.gate.trusted_state import (
     CLEARANCES_KEY,
     RUN_POLICY_KEY,
     ApprovalState,
+    first_line_tokens,
     is_asked_where_it_runs,
     trusted_allowances,
     trusted_run_policy,
 )
+from hitl.model.first_line import review
 from hitl.policy.allowances import STATE_KEY, covering
 from hitl.policy.gates import BUILTIN_TOOLS, Policy, ToolGate, check_policy
 from hitl.policy.overrides import effective_policy
@@ -46,7 +51,8 @@ if TYPE_CHECKING:
     from langgraph.runtime import Runtime
     from langgraph.types import Command
 
-    from hitl.contracts.interrupts import InterruptMode, ToolApprovalRequest
+    from hitl.contracts.interrupts import FirstLineNote, InterruptMode, ToolApprovalRequest
+    from hitl.model.first_line.review import Verdict
     from hitl.policy.deadlines import Deadline
 
 DEFAULT_PREFIX = "Tool execution requires approval"
@@ -136,10 +142,35 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             return batched.cleared_turn(last, self.agent, thread_id)
         if batched.mixes_deciders(gated, policy):
             return batched.asked_where_they_run(last, gated, self.agent, thread_id)
-        decisions = batched.ask(gated, policy, lambda asking: self.reviews.batched(asking, policy), started)
-        return batched.apply(
-            last, decisions, policy, agent=self.agent, thread_id=thread_id, process=self._process_decision
+        verdicts = {
+            index: verdict
+            for index, call in gated
+            if (verdict := self._first_line(call, policy[call["name"]], thread_id)) is not None
+        }
+        by_model = {index: verdict for index, verdict in verdicts.items() if verdict.decision != "refer"}
+        notes = {
+            call["id"] or "": verdicts[i].note() for i, call in gated if i in verdicts and i not in by_model
+        }
+        asking = [(index, call) for index, call in gated if index not in by_model]
+        decisions = batched.ask(
+            asking, policy, lambda asked: self.reviews.batched(asked, policy, notes), started
         )
+        return batched.apply(
+            last,
+            decisions,
+            policy,
+            agent=self.agent,
+            thread_id=thread_id,
+            process=self._process_decision,
+            by_model=by_model,
+        )
+
+    def _first_line(self, call: ToolCall, gate: ToolGate, thread_id: str | None) -> Verdict | None:
+        """What the gate's first-line reviewer says of a paused call (None: a person decides; blocking)."""
+        if not review.may_ask(gate):
+            return None
+        description = self.reviews.description(call, gate)
+        return review.ask(call, gate, agent=self.agent, thread_id=thread_id, description=description)
 
     async def aafter_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """`after_model`; off the event loop when it asks, as a description may look something up."""
@@ -163,30 +194,26 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if (blocked := self._uncleared(request)) is not None:
             return blocked
         decided = self._decided(request)
+        thread_id = current_thread_id()
 
-        def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            if (
-                decided
-                and (refused := receipt_check.blocked(to_run, self.agent, current_thread_id())) is not None
-            ):
+        def checked(to_run: ToolCallRequest, verdict: Verdict | None = None) -> ToolMessage | Command[Any]:
+            delegated = self._delegated(to_run, verdict, thread_id) if decided else {}
+            if decided and (refused := receipt_check.blocked(to_run, self.agent, thread_id, delegated)):
                 return refused
             return cast(
                 "ToolMessage | Command[Any]",
                 run_checked(
-                    to_run,
-                    lambda: handler(to_run),
-                    agent=self.agent,
-                    thread_id=current_thread_id(),
-                    decided=decided,
+                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=thread_id, decided=decided
                 ),
             )
 
-        if self._asked_here(request):
-            resolved = self._resolve_per_call(request)
-            if isinstance(resolved, ToolMessage):
+        if self.interrupt_mode == "per_call" or self._asked_here(request):
+            resolved = self._resolved(request)
+            if not isinstance(resolved, tuple):
                 return resolved
-            to_run, executed = resolved
-            return self._annotate_edited_result(checked(to_run), to_run, executed)
+            to_run, executed, verdict = resolved
+            result = self._annotate_edited_result(checked(to_run, verdict), to_run, executed)
+            return per_call.with_first_line_receipt(result, verdict, thread_id)
         return super().wrap_tool_call(request, checked)
 
     async def awrap_tool_call(
@@ -198,22 +225,20 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         if (blocked := self._uncleared(request)) is not None:
             return blocked
         decided = self._decided(request)
+        thread_id = current_thread_id()
 
-        async def checked(to_run: ToolCallRequest) -> ToolMessage | Command[Any]:
-            thread_id = current_thread_id()
-            if (
-                decided
-                and (refused := await receipt_check.ablocked(to_run, self.agent, thread_id)) is not None
+        async def checked(
+            to_run: ToolCallRequest, verdict: Verdict | None = None
+        ) -> ToolMessage | Command[Any]:
+            delegated = self._delegated(to_run, verdict, thread_id) if decided else {}
+            if decided and (
+                refused := await receipt_check.ablocked(to_run, self.agent, thread_id, delegated)
             ):
                 return refused
             return cast(
                 "ToolMessage | Command[Any]",
                 await arun_checked(
-                    to_run,
-                    lambda: handler(to_run),
-                    agent=self.agent,
-                    thread_id=current_thread_id(),
-                    decided=decided,
+                    to_run, lambda: handler(to_run), agent=self.agent, thread_id=thread_id, decided=decided
                 ),
             )
 
@@ -222,11 +247,19 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             request.tool_call, self.policy_for(request.state), request.state
         ):
             return await super().awrap_tool_call(request, checked)
-        resolved = await asyncio.to_thread(self._resolve_per_call, request)
-        if isinstance(resolved, ToolMessage):
+        resolved = await asyncio.to_thread(self._resolved, request)
+        if not isinstance(resolved, tuple):
             return resolved
-        to_run, executed = resolved
-        return self._annotate_edited_result(await checked(to_run), to_run, executed)
+        to_run, executed, verdict = resolved
+        result = self._annotate_edited_result(await checked(to_run, verdict), to_run, executed)
+        return per_call.with_first_line_receipt(result, verdict, thread_id)
+
+    def _delegated(
+        self, request: ToolCallRequest, verdict: Verdict | None, thread_id: str | None
+    ) -> dict[str, str]:
+        """The first-line receipts this run may run calls under: this call's, and the turn's in state."""
+        found = first_line_tokens(request.state.get("approval_receipts"), thread_id or "")
+        return {**found, **per_call.first_line_token(verdict)}
 
     def _uncleared(self, request: ToolCallRequest) -> ToolMessage | None:
         """Batched mode: the refusal of a call this gate did not clear (planted by a state write)."""
@@ -254,8 +287,24 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             self._reviewer_edit(request)
         )
 
-    def _resolve_per_call(
+    def _resolved(
         self, request: ToolCallRequest
+    ) -> tuple[ToolCallRequest, Action | None, Verdict | None] | ToolMessage | Command[Any]:
+        """Per-call: what runs of a call, after its first-line reviewer (if any), then people (blocking)."""
+        call = request.tool_call
+        policy = self.policy_for(request.state)
+        if not self._pauses(call, policy, request.state):
+            return request, None, None
+        verdict = self._first_line(call, policy[call["name"]], current_thread_id())
+        if verdict is not None and verdict.decision == "approve":
+            return request, None, verdict
+        if verdict is not None and verdict.decision == "reject":
+            return per_call.first_line_rejection(call, verdict, current_thread_id())
+        resolved = self._resolve_per_call(request, verdict.note() if verdict else None)
+        return resolved if isinstance(resolved, ToolMessage) else (*resolved, None)
+
+    def _resolve_per_call(
+        self, request: ToolCallRequest, note: FirstLineNote | None = None
     ) -> tuple[ToolCallRequest, Action | None] | ToolMessage:
         """Per-call mode: the stock flow, under the run's policy and the thread's allowances."""
         call = request.tool_call
@@ -268,7 +317,7 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             request,
             gate,
             ask=lambda asked: self._tool_approval_request(
-                asked, self._interrupt_on(call["name"], gate), policy
+                asked, self._interrupt_on(call["name"], gate), policy, note
             ),
             apply_edit=self._apply_edit,
             started=started,
@@ -279,11 +328,12 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         request: ToolCallRequest,
         config: InterruptOnConfig,
         policy: Mapping[str, ToolGate] | None = None,
+        note: FirstLineNote | None = None,
     ) -> ToolApprovalRequest:
-        """Per-call mode: the stock value plus who asks and who may decide."""
+        """Per-call mode: the stock value plus who asks and who may decide (and a first-line `note`)."""
         gate = (self.policy if policy is None else policy)[request.tool_call["name"]]
         stock = super()._tool_approval_request(request, config)
-        return self.reviews.per_call(stock, request.tool_call, gate, config["allowed_decisions"])
+        return self.reviews.per_call(stock, request.tool_call, gate, config["allowed_decisions"], note)
 
 
 def current_thread_id() -> str | None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import ToolCall
 
     from hitl.contracts.decisions import DecisionType
+    from hitl.contracts.interrupts import FirstLineNote
     from hitl.policy.deadlines import Deadline
     from hitl.policy.gates import ToolGate
 
@@ -46,11 +47,21 @@ class ReviewRequests:
         self._descriptions: RecentlyUsed[str, str] = RecentlyUsed(DESCRIPTIONS_KEPT)
 
     def batched(
-        self, gated: Sequence[tuple[int, ToolCall]], policy: Mapping[str, ToolGate]
+        self,
+        gated: Sequence[tuple[int, ToolCall]],
+        policy: Mapping[str, ToolGate],
+        notes: Mapping[str, FirstLineNote] | None = None,
     ) -> BatchedApprovalRequest:
-        """One round's interrupt value: the calls asked about, who may decide, who asked, until when."""
+        """One round's interrupt value: the calls asked about, who may decide, who asked, until when.
+
+        `notes` are what a first-line reviewer said of calls it left to people, by tool call id.
+        """
+        said = notes or {}
         return BatchedApprovalRequest(
-            action_requests=[self.action_request(call, policy[call["name"]]) for _, call in gated],
+            action_requests=[
+                self.action_request(call, policy[call["name"]], said.get(call["id"] or ""))
+                for _, call in gated
+            ],
             review_configs=[review_config(call, policy[call["name"]]) for _, call in gated],
             agent=self.agent,
             **requested_by(),  # type: ignore[typeddict-item]
@@ -58,12 +69,18 @@ class ReviewRequests:
         )
 
     def per_call(
-        self, stock: Mapping[str, Any], call: ToolCall, gate: ToolGate, allowed: Iterable[DecisionType]
+        self,
+        stock: Mapping[str, Any],
+        call: ToolCall,
+        gate: ToolGate,
+        allowed: Iterable[DecisionType],
+        note: FirstLineNote | None = None,
     ) -> ToolApprovalRequest:
-        """Per-call mode: LangChain's value (`stock`) plus who asks and who may decide."""
+        """Per-call mode: LangChain's value (`stock`) plus who asks and who may decide (and `note`)."""
         args = call["args"]
+        described = with_note(with_progress(stock["description"], call, gate), note)
         return ToolApprovalRequest(
-            **{**stock, "description": with_progress(stock["description"], call, gate)},  # type: ignore[typeddict-item]
+            **{**stock, "description": described},  # type: ignore[typeddict-item]
             agent=self.agent,
             required_role=gate.required_role(args),
             allowed_decisions=list(allowed),
@@ -72,6 +89,7 @@ class ReviewRequests:
             **quorum_stamp(call, gate),  # type: ignore[typeddict-item]
             **requested_by(),  # type: ignore[typeddict-item]
             **self.deadline_stamp(call, gate),  # type: ignore[typeddict-item]
+            **({"first_line": note} if note else {}),  # type: ignore[typeddict-item]
         )
 
     def deadline_stamp(self, call: ToolCall, gate: ToolGate) -> dict[str, Any]:
@@ -81,15 +99,20 @@ class ReviewRequests:
         deadline = gate.deadline or self.default_deadline
         return deadline.stamp() if deadline else {}
 
-    def action_request(self, call: ToolCall, gate: ToolGate) -> ActionRequest:
-        """One call of a batched request, with its review text."""
-        return ActionRequest(
+    def action_request(
+        self, call: ToolCall, gate: ToolGate, note: FirstLineNote | None = None
+    ) -> ActionRequest:
+        """One call of a batched request, with its review text (and what a first-line reviewer said)."""
+        request = ActionRequest(
             name=call["name"],
             args=call["args"],
-            description=with_progress(self.description(call, gate), call, gate),
+            description=with_note(with_progress(self.description(call, gate), call, gate), note),
             tool_call_id=call["id"] or "",
             agent=self.agent,
         )
+        if note:
+            request["first_line"] = note
+        return request
 
     def description(self, call: ToolCall, gate: ToolGate) -> str:
         """What the reviewer reads, built once per tool call.
@@ -147,6 +170,13 @@ def with_progress(description: str, call: ToolCall, gate: ToolGate) -> str:
         f"{description}\n\n{len(people)} of {needed} approvals so far: {', '.join(people)}; "
         f"{needed - len(people)} more from someone else."
     )
+
+
+def with_note(description: str, note: FirstLineNote | None) -> str:
+    """The review text, plus what the first-line reviewer said: every client shows the description."""
+    if not note:
+        return description
+    return f"{description}\n\nFirst-line reviewer {note['reviewer']} left this to you: {note['reason']}"
 
 
 def answer_contract(value: BatchedApprovalRequest | ToolApprovalRequest) -> type:

@@ -20,7 +20,9 @@ from hitl.contracts.records import (  # noqa: TC001  (LangGraph reads the state'
     ApprovalReceipt,
 )
 from hitl.gate.langchain_hitl import HumanInTheLoopState
+from hitl.policy.first_line import is_model_actor
 from hitl.proof.seal import is_sealed, seal, sealed, verify
+from hitl.proof.signed_receipts import SIGNED_FIELD
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -100,6 +102,19 @@ def trusted_receipts(receipts: object, thread_id: str) -> list[ApprovalReceipt]:
         for r in receipts
         if is_sealed(RECEIPT, None, r) and isinstance(r, dict) and r.get("thread_id") == thread_id
     ]
+
+
+def first_line_tokens(receipts: object, thread_id: str) -> dict[str, str]:
+    """The signed receipts a first-line reviewer (`model:<name>`) gave on this thread, by tool call.
+
+    Only sealed ones count: a model's receipt reaches state by the gate's own update, in the run
+    that asked it, before any server names it to a run (`hitl.proof.receipt_check`).
+    """
+    return {
+        str(r.get("tool_call_id")): str(r.get(SIGNED_FIELD))
+        for r in trusted_receipts(receipts, thread_id)
+        if is_model_actor(r.get("reviewer")) and isinstance(r.get(SIGNED_FIELD), str)
+    }
 
 
 def seal_allowance(allowance: Allowance) -> dict[str, Any]:

@@ -7,16 +7,19 @@ checks the policy against the agent's tools, so a typo can never silently turn a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hitl.policy.groups import check_decider, is_decider
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from hitl.contracts.decisions import DecisionType
     from hitl.contracts.interrupts import Decider
     from hitl.policy.deadlines import Deadline
+    from hitl.policy.first_line import FirstLineReviewer
 
 ArgsPredicate = Callable[[Mapping[str, Any]], bool]
 Describer = Callable[[str, Mapping[str, Any]], str]
@@ -68,6 +71,9 @@ class ToolGate:
             thread ("always allow", within bounds the reviewer sets). Off by default: a tool
             that moves money or sends something must opt in. Never for what `always_review`
             marks, an owner's own question or a call that needs several approvers.
+        first_line: a model that decides the routine calls first (`hitl.policy.first_line`), within
+            its bounds; what it does not approve goes to the people `decider` names, with its reason.
+            Refused with a quorum for every call or a decider it does not stand in front of.
     """
 
     allowed_decisions: tuple[DecisionType, ...]
@@ -83,6 +89,7 @@ class ToolGate:
     approvals_required: Quorum = 1
     check_args: ArgsCheck | None = None
     may_allow: bool = False
+    first_line: FirstLineReviewer | None = None
 
     def __post_init__(self) -> None:
         """Refuse an empty or misspelled list of decisions, a malformed decider, an unmeetable quorum."""
@@ -105,6 +112,8 @@ class ToolGate:
         if (callable(fixed) or fixed > 1) and self.decider == "owner":
             msg = "approvals_required counts distinct approvers; an owner's own question has one"
             raise ValueError(msg)
+        if (problem := self.first_line_problem()) is not None:
+            raise ValueError(problem)
 
     def pauses(self, args: Mapping[str, Any]) -> bool:
         """Whether a call with `args` waits for a person; unreadable args always do."""
@@ -168,6 +177,69 @@ class ToolGate:
         except (TypeError, ValueError, KeyError):
             return "supervisor"
         return chosen if is_decider(chosen) else "supervisor"
+
+    def first_line_problem(self) -> str | None:
+        """What contradicts this gate's first-line reviewer, in words; None when it fits (or there is none).
+
+        A quorum for every call, an owner's question or a fixed decider it does not stand in front of
+        (a supervisor tier) are refused at build time. Where the decider or the quorum depends on the
+        args (`Tiers`, a function), it takes only the calls outside those (`not_delegated`).
+        """
+        reviewer = self.first_line
+        if reviewer is None:
+            return None
+        where = f"first_line ({reviewer.actor})"
+        fixed, decider = self.approvals_required, self.decider
+        if not callable(fixed) and fixed > 1:
+            return (
+                f"{where}: this gate needs {fixed} approvers for every call, and a model never counts toward "
+                "a quorum. Drop first_line, or let approvals_required depend on the args."
+            )
+        if isinstance(decider, str) and decider not in reviewer.stands_for:
+            return (
+                f"{where}: this gate's decider is {decider!r}, which it does not stand in front of "
+                f"(stands_for: {', '.join(reviewer.stands_for)}); a model never stands in for a supervisor "
+                "or answers an owner's question."
+            )
+        tiers = getattr(decider, "deciders", None)
+        if isinstance(tiers, frozenset) and not tiers & set(reviewer.stands_for):
+            return f"{where}: none of this gate's deciders ({', '.join(sorted(tiers))}) is in its stands_for"
+        if missing := sorted(set(reviewer.may) - set(self.allowed_decisions)):
+            return f"{where}: it may {', '.join(missing)}, which this gate's allowed_decisions do not list"
+        return None
+
+    def not_delegated(  # noqa: PLR0911  (each bound says why, in its own words)
+        self, args: Mapping[str, Any], askers: Iterable[str] = ()
+    ) -> str | None:
+        """Why a paused call with `args` is not the first-line reviewer's to decide; None when it is.
+
+        `askers` are the groups of the people whose request the call is: where one of them holds the
+        decider's group, separation of duties asks for another person, which a model is not.
+        """
+        reviewer = self.first_line
+        if reviewer is None:
+            return "no first-line reviewer is named for it"
+        needed = self.required_role(args)
+        if self.always_reviews(args):
+            return "its policy always asks a person for it"
+        if self.approvals_needed(args) > 1:
+            return "it needs several people to approve (a quorum)"
+        if needed not in reviewer.stands_for:
+            return f"it needs {needed}, which the first-line reviewer does not stand in front of"
+        if self.four_eyes(args) and needed in set(askers):
+            return "its asker could decide it, so separation of duties asks for another person"
+        if reviewer.limit is not None:
+            try:
+                amount = float(args[self.limit_arg])
+            except (KeyError, TypeError, ValueError):
+                return f"its {self.limit_arg} cannot be read as a number"
+            if not amount <= reviewer.limit:
+                return f"its {self.limit_arg} {amount:g} is over the first-line limit {reviewer.limit:g}"
+        try:
+            inside = reviewer.within is None or bool(reviewer.within(args))
+        except (KeyError, TypeError, ValueError):
+            inside = False
+        return None if inside else "it is outside the bounds its policy gives the first-line reviewer"
 
     def describe(self, name: str, args: Mapping[str, Any], prefix: str) -> str:
         """The text a reviewer reads for this call; without a description of its own, one line naming it.

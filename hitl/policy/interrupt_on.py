@@ -19,6 +19,7 @@ from langgraph.prebuilt.tool_node import ToolRuntime
 from langgraph.runtime import get_runtime
 
 from hitl.policy.deadlines import Deadline
+from hitl.policy.first_line import FirstLineReviewer
 from hitl.policy.gates import BUILTIN_TOOLS, ToolGate
 from hitl.policy.groups import check_decider
 
@@ -232,6 +233,13 @@ def _optional_callable(key: str, value: object) -> Callable[..., Any] | None:
     return None if value is None else _callable(key, value)
 
 
+def _first_line(key: str, value: object) -> FirstLineReviewer | None:
+    if value is None or isinstance(value, FirstLineReviewer):
+        return value
+    msg = f"{key} must be a FirstLineReviewer or None (got {value!r})"
+    raise ValueError(msg)
+
+
 def _as_is(_key: str, value: object) -> object:
     """A value `ToolGate` checks itself (`approvals_required`)."""
     return value
@@ -250,6 +258,7 @@ _READERS: dict[str, Callable[[str, Any], object]] = {
     "approvals_required": _as_is,
     "check_args": _optional_callable,
     "may_allow": _flag,
+    "first_line": _first_line,
 }
 ACCEPTED_KEYS = (*STOCK_KEYS, *(key for key in _READERS if key not in STOCK_KEYS))
 """Every key a config dict may have: LangChain's, then `ToolGate`'s own (those take the call's args)."""

@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hitl.policy.first_line import is_model_actor
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
@@ -90,14 +92,19 @@ def approvers(
 def tally(receipts: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Who approved each quorum call's current args, from receipts in the order they were given.
 
-    Only receipts that carry `approvals` count (calls that need several approvers). An edit
-    restarts its call's list with the editor; an approve of the same args adds its sender once;
-    a reject or respond ends the call.
+    Only receipts that carry `approvals` count (calls that need several approvers), and never a
+    first-line reviewer's (`model:<name>`): a model is no approver of a quorum. An edit restarts
+    its call's list with the editor; an approve of the same args adds its sender once; a reject
+    or respond ends the call.
     """
     found: dict[str, dict[str, Any]] = {}
     for receipt in receipts:
         call_id = str(receipt.get("tool_call_id") or "")
-        if not call_id or not isinstance(receipt.get("approvals"), dict):
+        if (
+            not call_id
+            or not isinstance(receipt.get("approvals"), dict)
+            or is_model_actor(receipt.get("reviewer"))
+        ):
             continue
         kind, final = receipt.get("decision"), receipt.get("final_args")
         if kind not in COUNTED or not isinstance(final, dict):

@@ -1,7 +1,8 @@
 """The last wall before a decided tool call runs: a signed receipt must cover exactly this call.
 
 The server names, in every run it admits, the signed receipt of the latest decision on each
-tool call of the thread (`RECEIPTS_KEY`). Just before a call a person decided runs, the gate
+tool call of the thread (`RECEIPTS_KEY`); a first-line reviewer's, signed during the run, the gate
+passes itself (`delegated`). Just before a call a person (or that model) decided runs, the gate
 asks `refusal`: the receipt must verify against the server's keys and bind this thread, agent,
 tool, call id and the SHA-256 of these args, with an approve or edit. Every run the server
 starts is checked, a client's and its own; runs without a server (scripts, tests) have no
@@ -45,18 +46,25 @@ def latest_signed(receipts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     return found
 
 
-def refusal(
+def refusal(  # noqa: PLR0913, PLR0917  (the call, where it runs, and the receipts that may cover it)
     call: ToolCall,
     agent: str,
     thread_id: str | None,
     config: Mapping[str, Any] | None = None,
     jwks: Mapping[str, Any] | None = None,
+    delegated: Mapping[str, str] | None = None,
 ) -> str | None:
-    """Why `call` may not run under the receipts the server named for this run; None when one covers it."""
+    """Why `call` may not run under the receipts the server named for this run; None when one covers it.
+
+    `delegated` are the receipts a first-line reviewer signed in this run, by tool call: the server
+    could not name them when it admitted the run. They are checked exactly as the server's.
+    """
     if config is None:
         config = dict(get_config())
     named = (config.get("configurable") or {}).get(RECEIPTS_KEY)
     token = named.get(call["id"] or "") if isinstance(named, dict) else None
+    if not isinstance(token, str):
+        token = (delegated or {}).get(call["id"] or "")
     if not isinstance(token, str):
         return "no signed receipt of a person's decision is on record for this call"
     try:
@@ -88,7 +96,9 @@ SERVER = Caller(identity="server", roles=frozenset())
 """Who ran a call in a run the server started itself (no person's request): named in the record."""
 
 
-def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tuple[ToolMessage, Any] | None:
+def _refused(
+    request: ToolCallRequest, agent: str, thread_id: str | None, delegated: Mapping[str, str] | None
+) -> tuple[ToolMessage, Any] | None:
     """Server runs (a client's, the server's own): the "Not run" answer for an uncovered call, and the record.
 
     In-process runs (no server) are not checked here (`hitl.gate.caller.in_server`).
@@ -97,7 +107,7 @@ def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tup
         return None
     caller = current_caller() or SERVER
     call = request.tool_call
-    if (why := refusal(call, agent, thread_id)) is None:
+    if (why := refusal(call, agent, thread_id, delegated=delegated)) is None:
         return None
     message = ToolMessage(
         content=f"Not run: this {call['name']} call has no approval that covers it; {why}.",
@@ -132,9 +142,11 @@ def _key() -> str:
     return f"{time.time_ns():020d}-901"
 
 
-def blocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+def blocked(
+    request: ToolCallRequest, agent: str, thread_id: str | None, delegated: Mapping[str, str] | None = None
+) -> ToolMessage | None:
     """In a server run, the refusal of a decided call no receipt covers (audited), else None."""
-    refused = _refused(request, agent, thread_id)
+    refused = _refused(request, agent, thread_id, delegated)
     if refused is None:
         return None
     message, audit = refused
@@ -143,9 +155,11 @@ def blocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> Tool
     return message
 
 
-async def ablocked(request: ToolCallRequest, agent: str, thread_id: str | None) -> ToolMessage | None:
+async def ablocked(
+    request: ToolCallRequest, agent: str, thread_id: str | None, delegated: Mapping[str, str] | None = None
+) -> ToolMessage | None:
     """`blocked` for async tool nodes."""
-    refused = _refused(request, agent, thread_id)
+    refused = _refused(request, agent, thread_id, delegated)
     if refused is None:
         return None
     message, audit = refused

@@ -2,9 +2,10 @@
 
 A receipt's `signed` field is a compact JWS whose claims name the thread, the interrupt, the
 tool call, the agent and tool, SHA-256 digests of the requested and final args, the decision,
-who decided (and every approver of a quorum), when, the policy's revision and the audit
-chain's head before it. `check` says what is wrong with a receipt: a bad signature, an unknown
-key, or any field that differs from what was signed. Signing is the server's (`sign`).
+who decided (and every approver of a quorum; a first-line reviewer's model), when, the policy's
+revision and the audit chain's head before it. `check` says what is wrong with a receipt: a bad
+signature, an unknown key, or any field that differs from what was signed. Signing is the
+server's (`sign`).
 
 A token this process signed or already verified is remembered with the key that signs it
 (`VERIFIED_KEPT` of them): checking it again gives the same claims while that key is still in the
@@ -70,6 +71,7 @@ def claims(
         "final_args_sha256": args_digest(receipt.get("final_args")),
         "approver": {"identity": receipt.get("reviewer"), "roles": list(receipt.get("roles") or [])},
         "approvals": receipt.get("approvals"),
+        "first_line": receipt.get("first_line"),
         "policy_revision": policy_revision,
         "audit_head": audit_head,
         "iat": issued,

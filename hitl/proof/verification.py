@@ -2,7 +2,8 @@
 
 Input is what anyone allowed to read the thread can fetch, or export to a file (`Evidence`):
 the published keys, the thread's audit trail and head, and the receipts in its state. The
-result lists each receipt with what is wrong with it, and what is wrong with the trail. Used by
+result lists each receipt with what is wrong with it and who it names (a first-line reviewer's,
+`model:<name>`, apart from people's), and what is wrong with the trail. Used by
 `hitl verify` (online or offline) and the server's `GET /audit/{thread_id}/verification`.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl.policy.first_line import is_model_actor
 from hitl.proof import audit_chain
 from hitl.proof.signed_receipts import SIGNED_FIELD, ReceiptInvalidError, check, describe, signed_claims
 
@@ -68,6 +70,14 @@ class ReceiptResult:
     decision: str
     decided_at: str
     problems: list[str]
+    decided_by: str = ""
+    first_line: dict[str, Any] | None = None
+    """A first-line reviewer's model and rules when a model decided (`decided_by` is `model:<name>`)."""
+
+    @property
+    def by_model(self) -> bool:
+        """Whether a first-line reviewer (a model), not a person, decided: shown apart."""
+        return is_model_actor(self.decided_by)
 
     @property
     def verified(self) -> bool:
@@ -76,7 +86,7 @@ class ReceiptResult:
 
     def as_json(self) -> dict[str, Any]:
         """The verdict as JSON (the server route's `receipts` items)."""
-        return {
+        found: dict[str, Any] = {
             "interrupt_id": self.interrupt_id,
             "tool_call_id": self.tool_call_id,
             "tool": self.tool,
@@ -84,7 +94,11 @@ class ReceiptResult:
             "decided_at": self.decided_at,
             "verified": self.verified,
             "problems": self.problems,
+            "decided_by": self.decided_by,
         }
+        if self.first_line is not None:
+            found["first_line"] = self.first_line
+        return found
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,7 @@ class Report:
 
 
 def _result(receipt: dict[str, Any], problems: list[str]) -> ReceiptResult:
+    stamp = receipt.get("first_line")
     return ReceiptResult(
         interrupt_id=str(receipt.get("interrupt_id", "")),
         tool_call_id=str(receipt.get("tool_call_id", "")),
@@ -120,6 +135,8 @@ def _result(receipt: dict[str, Any], problems: list[str]) -> ReceiptResult:
         decision=str(receipt.get("decision", "")),
         decided_at=str(receipt.get("decided_at", "")),
         problems=problems,
+        decided_by=str(receipt.get("reviewer") or ""),
+        first_line=dict(stamp) if isinstance(stamp, dict) else None,
     )
 
 

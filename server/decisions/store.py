@@ -34,6 +34,8 @@ from server.records import audit, trail
 from server.records.receipts import sign
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Connection, Engine, Row
 
     from hitl.contracts.records import Allowance, ApprovalReceipt, AuditRecord
@@ -84,11 +86,15 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
     allowed: list[Allowance] | None = None,
     recorded_too: list[AuditRecord] | None = None,
     engine: Engine | None = None,
+    applied_by_graph: Callable[[Connection, list[ApprovalReceipt]], None] | None = None,
 ) -> Decision:
     """Record the decision in one transaction: claims, signed receipts, audit records, the command to apply.
 
     `command` is the checked resume command; the stored one adds the sealed receipts (and
     `allowed`) to its update. `recorded_too` are audit records that follow the receipts'.
+    `applied_by_graph`: a decision the graph applies itself, in the run that asked (a first-line
+    reviewer's, `server.first_line`): stored `applied` (no run or reconciler applies it again), and
+    this is called with the transaction and the signed receipts to record its own part in it.
 
     Raises:
         ResumeRefused: 409 when another decision holds one of the interrupts (nothing recorded);
@@ -138,12 +144,14 @@ def accept(  # noqa: PLR0913  (what was decided, on what, under which policy, an
                 ),
                 assistant_id=request.assistant_id,
                 run_id=request.run_id,
-                state="accepted",
+                state="accepted" if applied_by_graph is None else "applied",
                 attempts=1,
                 accepted_at=now,
                 tried_at=now,
             )
         )
+        if applied_by_graph is not None:
+            applied_by_graph(conn, signed)
         stored_now = _stored(conn, decision_id)
         if stored_now is None:  # pragma: no cover  (just inserted in this transaction)
             raise _Held(decision_id)

@@ -2,8 +2,8 @@
 
 Its lifespan refuses to start with published dev tokens outside dev mode or with the layer's store in
 the business connection's reach (moving an older release's records out first), sends the graphs' own
-audit records to the server's trail, recovers the dev server after a crash and starts the
-watcher (notices, deadlines, the reconciler); its routes
+audit records to the server's trail, lets the gates put delegated calls to a first-line reviewer,
+recovers the dev server after a crash and starts the watcher (notices, deadlines, the reconciler); its routes
 (`server.http.routes`) serve the audit trail, the inbox and the web app. Its middleware,
 `TokenRequired`, wraps every route the server has (its own and langgraph_api's), so only
 the allowlisted public paths answer a caller without a known token.
@@ -34,6 +34,7 @@ from server.channels.routes import SLACK_ACTIONS
 from server.coordination import broadcast
 from server.coordination.inbox_table import TABLE
 from server.coordination.watcher import Watcher
+from server.first_line import review as first_line
 from server.http.auth import authenticate
 from server.http.routes import ROUTES
 from server.identity.answerers import check_policies
@@ -157,6 +158,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     # `langgraph dev` refuses blocking calls once its loop runs on, and recover_after_crash makes a folder.
     check_start_up()
     audit.keep_graph_records()
+    first_line.start()  # the gates put delegated calls to the first-line reviewer (`server.first_line`)
     await recover_after_crash()  # first: it holds the run queue from the first instant
     await asyncio.to_thread(move.move_out)  # an older release's records, out of the business database
     await asyncio.to_thread(check_store_apart)

@@ -1,7 +1,8 @@
 """Custom HTTP routes mounted beside the LangGraph API; they see the authenticated user.
 
-The audit trail, the inbox, metrics and analytics (`server.insight.observability`), and the built web app
-at `/app` (public files, like its `/app-config`).
+The audit trail, the inbox, metrics and analytics (`server.insight.observability`), people's check of a
+first-line reviewer's decisions (`server.first_line.samples`), and the built web app at `/app` (public
+files, like its `/app-config`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hitl.contracts.published_schema import ANSWER_SCHEMAS
 from hitl.settings import get_settings
 from server.coordination import inbox
 from server.decisions import allowances, answer_schemas, withdrawals
+from server.first_line import samples as first_line_samples
 from server.identity.access import as_server
 from server.identity.users import directory, is_loopback, request_user
 from server.insight import observability
@@ -65,6 +67,7 @@ ROUTES: list[BaseRoute] = [
     Route("/threads/{thread_id}/withdraw", withdrawals.withdraw, methods=["POST"]),
     Route(ANSWER_SCHEMAS, answer_schemas.page, methods=["GET"]),
     *observability.ROUTES,
+    *first_line_samples.ROUTES,
 ]
 
 

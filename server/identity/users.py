@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
+from hitl.policy.first_line import ACTOR_PREFIX
 from hitl.policy.groups import RESERVED_NAMES, deciding, extra_groups
 from hitl.settings import get_settings
 
@@ -45,8 +46,12 @@ def looks_like(name: str) -> str:
 
 
 def is_reserved(name: str) -> bool:
-    """Whether `name` is one the server keeps for itself (`system`, `unknown`), however written (`SYSTEM`)."""
-    return looks_like(name) in {looks_like(kept) for kept in RESERVED_NAMES}
+    """Whether `name` is the server's own (`system`, `unknown`) or a first-line reviewer's (`model:...`).
+
+    However written (`SYSTEM`, full-width or a look-alike): a person never takes an actor's or a model's name.
+    """
+    seen = looks_like(name)
+    return seen in {looks_like(kept) for kept in RESERVED_NAMES} or seen.startswith(looks_like(ACTOR_PREFIX))
 
 
 def held_roles(role: Role) -> list[str]:

@@ -1,7 +1,8 @@
 """Approval analytics: how the humans in the loop decide, computed from audit records.
 
 Pure: given the audit records, when each approval paused and a query, `summarise` returns the
-numbers `GET /analytics`, `hitl stats` and the web app's dashboard show. Reading the records
+numbers `GET /analytics`, `hitl stats` and the web app's dashboard show: people's decisions, and a
+first-line reviewer's apart (`first_line_stats`). Reading the records
 and pause times from the server is `server.records.history`; live counters are `server.insight.metrics`.
 `by_group` counts per team of the deciders (`finance`, `sre`; a person without one: their role).
 `not_applied` lists the decisions the server accepted and could not apply (for a supervisor to look at).
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hitl.contracts.records import PERSON_DECISIONS
 from hitl.policy.groups import RESERVED_NAMES, SYSTEM_ACTOR, UNKNOWN_ACTOR
 from server.identity.users import ROLES
+from server.insight import first_line_stats
 from server.insight.analytics_query import AnalyticsQuery, Thresholds
 from server.insight.unapplied import not_applied
 
@@ -70,7 +72,11 @@ def decisions_of(
             events["refused"] += 1
         elif outcome == "accepted" and decision == "escalated":
             events["escalated"] += 1
-        elif outcome == "accepted" and decision in PERSON_DECISIONS:
+        elif (
+            outcome == "accepted"
+            and decision in PERSON_DECISIONS
+            and not first_line_stats.is_first_line(record)
+        ):
             reviewer = str(record.get("reviewer") or "")
             key = (str(record.get("thread_id") or ""), str(record.get("interrupt_id") or ""))
             started = paused.get(key)
@@ -100,6 +106,7 @@ def summarise(
 ) -> dict[str, Any]:
     """Every number of the analytics for `query`, from audit `records` and pause times `paused`."""
     limits = thresholds or Thresholds()
+    records = list(records)
     decided, events = decisions_of(records, paused, query)
     by_tool = _grouped(decided, lambda d: d.tool, "tool", edits=True)
     by_reviewer = _reviewers([d for d in decided if d.kind != "expire"], limits)
@@ -141,6 +148,7 @@ def summarise(
                 if r["decisions"] >= limits.stamp_min_decisions and r["rates"]["approve"] >= limits.stamp_rate
             ],
         },
+        "first_line": first_line_stats.summary(records, query, quantile),
         "often_rejected": [
             {"tool": t["tool"], "decisions": t["decisions"], "reject_rate": t["rates"]["reject"]}
             for t in by_tool

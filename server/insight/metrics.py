@@ -1,9 +1,9 @@
 """Prometheus metrics of the humans in the loop: what waits, what was decided, how fast, what failed.
 
-Counted where each event happens (the watcher, notices, the audit records as they are written)
-into this process's own registry, served at `GET /hitl/metrics` to reviewers and supervisors.
-Each replica counts its own events; Prometheus scrapes every replica and sums. Not analytics
-over history (that is `server.insight.analytics`, from the audit trail).
+Counted where each event happens (the watcher, notices, the audit records as they are written,
+a first-line reviewer's verdicts) into this process's own registry, served at `GET /hitl/metrics`
+to reviewers and supervisors. Each replica counts its own events; Prometheus scrapes every
+replica and sums. Not analytics over history (that is `server.insight.analytics`, from the trail).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from prometheus_client.registry import Collector
 
 from hitl.contracts.records import PERSON_DECISIONS
 from hitl.gate import timing
+from hitl.policy.first_line import is_model_actor
 from hitl.policy.groups import SYSTEM_ACTOR, UNKNOWN_ACTOR
 from server.coordination.inbox_rows import actions_of
 from server.coordination.inbox_table import TABLE
@@ -114,6 +115,27 @@ WATCHER_PASS_SECONDS = Histogram(
     registry=REGISTRY,
 )
 
+FIRST_LINE = Counter(
+    "hitl_first_line_verdicts",
+    "Calls a first-line reviewer (a model) was asked about, by what became of them (approve, reject: decided "
+    "by it; refer: sent to people) and why (`model`: its judgement; timeout, error, breaker, ...).",
+    ["agent", "tool", "decision", "cause"],
+    registry=REGISTRY,
+)
+FIRST_LINE_SECONDS = Histogram(
+    "hitl_first_line_seconds",
+    "How long a first-line reviewer took over one call, model and recording included, in seconds.",
+    ["agent", "tool"],
+    buckets=GATE_BUCKETS,
+    registry=REGISTRY,
+)
+FIRST_LINE_REVIEWS = Counter(
+    "hitl_first_line_reviews",
+    "People's word afterwards on a first-line reviewer's decisions: fine, or should_not_have (overturned).",
+    ["agent", "tool", "review"],
+    registry=REGISTRY,
+)
+
 REFUSAL_STATUSES = (
     ("has no pending approval", "409"),
     ("is already being answered", "409"),
@@ -137,9 +159,11 @@ def label(value: object) -> str:
 
 
 def role_of(record: Mapping[str, Any]) -> str:
-    """Who decided: `system` (the watcher) or the decider's highest role (their groups aside)."""
+    """Who decided: `system` (the watcher), `model` (a first-line reviewer) or a person's highest role."""
     if record.get("reviewer") == SYSTEM_ACTOR:
         return SYSTEM_ACTOR
+    if is_model_actor(record.get("reviewer")):
+        return "model"
     roles = record.get("roles")
     held = [r for r in ROLES if isinstance(roles, list) and r in roles]
     return held[-1] if held else UNKNOWN_ACTOR

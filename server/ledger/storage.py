@@ -3,7 +3,8 @@
 Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
 (`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
 decisions and the interrupts they decided (`server.decisions.store`), the notices to deliver
-(`server.coordination.outbox`), and the graph each thread runs (`server.records.threads`).
+(`server.coordination.outbox`), the graph each thread runs (`server.records.threads`) and what a
+first-line reviewer made of each call put to it (`server.first_line`).
 They live in the database `HITL_DATABASE_URL` names (SQLite `DATA_DIR/hitl.db` by default;
 PostgreSQL on replicas), never in the business database: no agent tool, SQL console or business
 connection reaches them (`server.ledger.apart` checks it at start; a store made by an
@@ -175,6 +176,33 @@ inbox_seen = Table(  # how far the watchers have read the runtime's thread chang
     METADATA,
     Column("name", String(64), primary_key=True),  # "changes"
     Column("seen_until", String(40), nullable=False),  # the newest thread `updated_at` read, ISO
+)
+
+first_line_verdicts = Table(  # what a first-line reviewer made of each call put to it (`server.first_line`)
+    "hitl_first_line_verdicts",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("tool_call_id", String(200), primary_key=True),
+    Column("reviewer", String(200), nullable=False),  # model:<name>
+    Column("agent", String(200), nullable=False),
+    Column("tool", String(200), nullable=False),
+    Column("stood_for", String(200), nullable=False),  # the group whose call it took
+    Column("model", String(300), nullable=False),  # scripted:<name> or provider:model
+    Column("decision", String(16), nullable=False),  # approve | reject | refer
+    Column("cause", String(16), nullable=False),  # model | not_allowed | timeout | error | ... | breaker
+    Column("reason", Text, nullable=False),
+    Column("args", Text, nullable=False),  # JSON: the call's args as it decided them
+    Column("latency_ms", Float, nullable=False),
+    Column("decided_at", Float, nullable=False),  # seconds since the epoch
+    Column("refusal", Integer, nullable=False),  # 1: it did not approve (counts toward its circuit breaker)
+    Column("sampled", Integer, nullable=False),  # 1: an approve put before a person afterwards
+    Column("receipt", Text, nullable=True),  # JSON: the signed receipt of an approve or reject
+    Column("review", String(16), nullable=True),  # a person's word afterwards: fine | should_not_have
+    Column("reviewed_by", String(200), nullable=True),
+    Column("reviewed_at", Float, nullable=True),
+    Index("hitl_first_line_by_reviewer", "reviewer", "decided_at"),
+    Index("hitl_first_line_by_thread", "thread_id", "reviewer", "decided_at"),
+    Index("hitl_first_line_samples", "sampled", "review", "decided_at"),
 )
 
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()

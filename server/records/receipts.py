@@ -44,6 +44,11 @@ def sign(
     return [sign_receipt(r, thread_id, keyring(), **bound) for r in receipts]  # type: ignore[misc]
 
 
+def revision_of(catalog: PolicyCatalog | None) -> str:
+    """The revision of the policy `catalog` holds, as receipts bind it (computed once per agent)."""
+    return _revision(catalog)
+
+
 def _revision(catalog: PolicyCatalog | None) -> str:
     key = catalog.agent if catalog is not None else ""
     if key not in _revisions:

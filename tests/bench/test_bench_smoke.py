@@ -39,7 +39,7 @@ TINY = {
     "org-startup-runs": "1",
     "org-watcher-passes": "1",
 }
-SECTIONS = {"in_process", "server", "footprint", "inbox", "startup", "replicas", "org_scale"}
+SECTIONS = {"in_process", "first_line", "server", "footprint", "inbox", "startup", "replicas", "org_scale"}
 NO_REFERENCE = " 200 rows"
 """The inbox table's rows (`inbox first page at 200 rows`): the stock runtime has no such table."""
 
@@ -63,7 +63,7 @@ def tiny_run(tmp_path_factory):
 
 
 def test_every_section_runs_without_errors(tiny_run):
-    """Exit 0, no section in `errors`, and each of the seven sections reported."""
+    """Exit 0, no section in `errors`, and each of the eight sections reported."""
     done, results, _ = tiny_run
     assert done.returncode == 0, done.stderr[-4000:]
     assert results["errors"] == {}
@@ -91,6 +91,8 @@ def test_the_rows_cover_what_the_issue_asks(tiny_run):
     for expected in (
         "in-process approval cycle, p50",
         "in-process approval cycle, p90",
+        "first-line reviewer's added latency, p50",
+        "first-line reviewer's added latency, p90",
         "server cycle at concurrency 1, p50",
         "server cycle at concurrency 1, p90",
         "server throughput at concurrency 1",

@@ -55,11 +55,15 @@ class ScriptedEndpoint:
         """What `OPENAI_BASE_URL` is set to."""
         return f"{self.url}/v1"
 
-    def arm(self, fault: str, times: int = 1, stall_seconds: float | None = None) -> None:
-        """Fail the next `times` completions with `fault`, whoever asks."""
+    def arm(
+        self, fault: str, times: int = 1, stall_seconds: float | None = None, tool: str | None = None
+    ) -> None:
+        """Fail the next `times` completions with `fault`, whoever asks (only those offering `tool`)."""
         body: dict[str, object] = {"fault": fault, "times": times}
         if stall_seconds is not None:
             body["stall_seconds"] = stall_seconds
+        if tool is not None:
+            body["tool"] = tool
         httpx.post(f"{self.url}/faults", json=body, timeout=5, verify=tls()).raise_for_status()
 
     def served(self) -> dict[str, int]:
@@ -98,6 +102,7 @@ def through_the_wire(monkeypatch, scripted_endpoint) -> ScriptedEndpoint:
     monkeypatch.setenv("OPENAI_BASE_URL", scripted_endpoint.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "dummy")
     scripted_endpoint.faults.armed.clear()
+    scripted_endpoint.faults.armed_for.clear()
     scripted_endpoint.faults.served.clear()
     return scripted_endpoint
 

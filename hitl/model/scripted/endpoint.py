@@ -5,7 +5,8 @@
 network. It is a test double of a provider, not a model server for real use.
 
 Faults: `POST /faults {"fault": ..., "times": n}` arms one for the next n completions (any
-client), the header `X-Scripted-Fault` fails one request; `GET /faults` counts what was served
+client; with `"tool": name`, only those that offer that tool, e.g. a first-line reviewer's
+verdict), the header `X-Scripted-Fault` fails one request; `GET /faults` counts what was served
 (requests, streamed ones, faults).
 """
 
@@ -41,22 +42,39 @@ RETRY_AFTER_MS = "20"
 
 @dataclass
 class FaultBoard:
-    """Faults armed for the next completions, and a count of what was served."""
+    """Faults armed for the next completions (or those offering one tool), and a count of what was served."""
 
     armed: list[Fault] = field(default_factory=list)
     served: Counter[str] = field(default_factory=Counter)
     stall_seconds: float = 30.0
+    armed_for: dict[str, list[Fault]] = field(default_factory=dict)
+    """Faults for the next completions that offer a tool of this name (a first-line reviewer's verdict)."""
 
-    def next_fault(self, request: Request) -> Fault | None:
-        """The fault this request gets: its header's, else the next armed one."""
+    def next_fault(self, request: Request, body: object = None) -> Fault | None:
+        """The fault this request gets: its header's, else the next armed for a tool it offers, or for any."""
         named = request.headers.get(FAULT_HEADER)
         if named in FAULTS:
             return named  # type: ignore[return-value]
+        for tool in _offered(body):
+            if self.armed_for.get(tool):
+                return self.armed_for[tool].pop(0)
         return self.armed.pop(0) if self.armed else None
 
     def report(self) -> dict[str, Any]:
         """What is armed and what was served so far."""
-        return {"armed": list(self.armed), "served": dict(self.served), "stall_seconds": self.stall_seconds}
+        return {
+            "armed": list(self.armed),
+            "armed_for": {tool: list(faults) for tool, faults in self.armed_for.items() if faults},
+            "served": dict(self.served),
+            "stall_seconds": self.stall_seconds,
+        }
+
+
+def _offered(body: object) -> list[str]:
+    """The names of the tools a chat-completions body offers."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    functions = [t.get("function") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    return [f["name"] for f in functions if isinstance(f, dict) and isinstance(f.get("name"), str)]
 
 
 def make_app(board: FaultBoard | None = None, scripts: Sequence[ScriptFn] | None = None) -> Starlette:
@@ -94,7 +112,7 @@ class ScriptedProvider:
             body = await request.json()
         except ValueError:
             return _error(400, "invalid_request_error", "the body is not JSON")
-        fault = self.faults.next_fault(request)
+        fault = self.faults.next_fault(request, body)
         streamed = isinstance(body, dict) and bool(body.get("stream"))
         self.faults.served.update(
             ["requests", *(["streamed"] if streamed else []), *([fault] if fault else [])]
@@ -124,7 +142,7 @@ class ScriptedProvider:
         return EventSourceResponse(events(), ping=None)  # type: ignore[arg-type]
 
     async def arm(self, request: Request) -> Response:
-        """`POST /faults {"fault", "times", "stall_seconds"}`: fail the next completions."""
+        """`POST /faults {"fault", "times", "stall_seconds", "tool"}`: fail the next completions."""
         try:
             body = await request.json()
         except ValueError:
@@ -134,9 +152,13 @@ class ScriptedProvider:
         times = body.get("times", 1)
         if not isinstance(times, int) or not 1 <= times <= MAX_ARMED:
             return _error(400, "invalid_request_error", f"'times' must be an integer from 1 to {MAX_ARMED}")
+        tool = body.get("tool")
+        if tool is not None and not (isinstance(tool, str) and tool):
+            return _error(400, "invalid_request_error", "'tool', when given, must name a tool")
         if isinstance(stall := body.get("stall_seconds"), int | float):
             self.faults.stall_seconds = float(stall)
-        self.faults.armed.extend([body["fault"]] * times)
+        armed = self.faults.armed if tool is None else self.faults.armed_for.setdefault(tool, [])
+        armed.extend([body["fault"]] * times)
         return JSONResponse(self.faults.report())
 
     async def report(self, _: Request) -> Response:
@@ -146,6 +168,7 @@ class ScriptedProvider:
     async def clear(self, _: Request) -> Response:
         """`DELETE /faults`: nothing armed, counts back to zero."""
         self.faults.armed.clear()
+        self.faults.armed_for.clear()
         self.faults.served.clear()
         return JSONResponse(self.faults.report())
 

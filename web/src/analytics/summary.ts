@@ -39,6 +39,23 @@ export interface ReviewerStats extends GroupStats {
 
 export type DayCounts = { day: string } & Record<Kind, number>;
 
+/** A first-line reviewer's numbers for one tool (server/insight/first_line_stats.py), apart from people's. */
+export interface FirstLineRow {
+  tool: string;
+  asked: number;
+  decided: number;
+  approved: number;
+  rejected: number;
+  sent_to_people: number;
+  share_decided: number;
+  sent_because: Record<string, number>;
+  confirmed: number;
+  overturned: number;
+  overturned_rate: number;
+  median_ms: number | null;
+  p90_ms: number | null;
+}
+
 export interface AnalyticsSummary {
   since: string;
   until: string;
@@ -58,6 +75,8 @@ export interface AnalyticsSummary {
   by_day: DayCounts[];
   rubber_stamp: { quick_approvals: number; quick_approval_rate: number; reviewers_approving_nearly_all: string[] };
   often_rejected: { tool: string; decisions: number; reject_rate: number }[];
+  /** Absent from servers before the first-line reviewer. */
+  first_line?: { totals: FirstLineRow; by_tool: FirstLineRow[] };
 }
 
 export function isAnalyticsSummary(value: unknown): value is AnalyticsSummary {

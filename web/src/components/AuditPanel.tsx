@@ -1,8 +1,10 @@
 /** A thread's audit trail: who decided what and when, with what args, and every refused attempt. */
 import type { AuditRecord } from "../contracts/generated";
+import { isModelActor, stampOf } from "../present/firstLine";
 import { describeQuorum, quorumOfRecord } from "../present/quorum";
 import { summarizeArgs } from "../present/summaries";
 import { ArgsTable } from "./ArgsTable";
+import { ModelBadge } from "./FirstLineBadge";
 import { formatTime } from "./Json";
 
 function argsOf(record: AuditRecord) {
@@ -14,7 +16,11 @@ function AuditEntry({ record }: { record: AuditRecord }) {
   const args = argsOf(record);
   const quorum = quorumOfRecord(record);
   const who = record.reviewer;
-  const as = record.roles.length ? <span className="muted"> · as {record.roles.join(", ")}</span> : null;
+  const as = isModelActor(who) ? (
+    <ModelBadge stamp={stampOf(record)} testId="audit-model" />
+  ) : record.roles.length ? (
+    <span className="muted"> · as {record.roles.join(", ")}</span>
+  ) : null;
   return (
     <li
       className={`audit-entry outcome-${record.outcome}`}

@@ -48,6 +48,9 @@ export interface HitlContracts {
   DevUser?: DevUser;
   EditDecision?: EditDecision;
   EqualsBound?: EqualsBound;
+  FirstLineNote?: FirstLineNote;
+  FirstLineReview?: FirstLineReview;
+  FirstLineStamp?: FirstLineStamp;
   FlightBookingAnswer?: FlightBookingAnswer;
   FlightBookingForm?: FlightBookingForm;
   FlightContext?: FlightContext;
@@ -90,8 +93,21 @@ export interface ActionRequest {
     [k: string]: unknown;
   };
   description: string;
+  first_line?: FirstLineNote;
   name: string;
   tool_call_id: string;
+}
+/**
+ * What the first-line reviewer (a model, `hitl.policy.first_line`) said of a call it left to people.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineNote".
+ */
+export interface FirstLineNote {
+  cause: "model" | "not_allowed" | "timeout" | "error" | "unparseable" | "unbuildable" | "breaker";
+  model: string;
+  reason: string;
+  reviewer: string;
 }
 /**
  * Approve, and don't ask again in this thread for this tool (optionally within argument bounds).
@@ -200,6 +216,7 @@ export interface ApprovalReceipt {
   final_args: {
     [k: string]: unknown;
   } | null;
+  first_line?: FirstLineStamp;
   interrupt_id: string;
   message: string | null;
   requested_args: {
@@ -220,6 +237,19 @@ export interface ApprovalReceipt {
 export interface Approvals {
   approved_by: string[];
   required: number;
+}
+/**
+ * What a first-line reviewer's receipt or trail record adds: the model, the rules, how long it took.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineStamp".
+ */
+export interface FirstLineStamp {
+  cause?: string;
+  latency_ms: number;
+  model: string;
+  policy_revision: string;
+  stood_for: string;
 }
 /**
  * A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`.
@@ -294,6 +324,7 @@ export interface AuditRecord {
   final_args: {
     [k: string]: unknown;
   } | null;
+  first_line?: FirstLineStamp;
   hash?: string;
   interrupt_id: string;
   message: string | null;
@@ -331,7 +362,9 @@ export interface AuditVerification {
  */
 export interface ReceiptVerdict {
   decided_at: string;
+  decided_by?: string;
   decision: string;
+  first_line?: FirstLineStamp;
   interrupt_id: string;
   problems: string[];
   tool: string;
@@ -411,6 +444,29 @@ export interface RejectDecision {
 export interface RespondDecision {
   message: string;
   type: "respond";
+}
+/**
+ * A first-line reviewer's decision as `GET /first-line/samples` lists it, for a person to check.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "FirstLineReview".
+ */
+export interface FirstLineReview {
+  agent: string;
+  args: {
+    [k: string]: unknown;
+  };
+  decided_at: string;
+  decision: string;
+  model: string;
+  reason: string;
+  review?: "fine" | "should_not_have";
+  reviewed_by?: string;
+  reviewer: string;
+  stood_for: string;
+  thread_id: string;
+  tool: string;
+  tool_call_id: string;
 }
 /**
  * The answer to a `FlightBookingForm`: book it (with these options) or cancel.
@@ -604,6 +660,7 @@ export interface ToolApprovalRequest {
   description: string;
   escalate_to?: string;
   escalated_seconds?: number | null;
+  first_line?: FirstLineNote;
   may_allow?: boolean;
   name: string;
   on_expiry?: "reject" | "escalate";

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
 import { KINDS, type AnalyticsSummary, duration, percent } from "../analytics/summary";
 import { AgentFilter } from "../components/AgentFilter";
+import { FirstLineStats } from "../components/FirstLineStats";
 import { useAgents } from "../hooks/useAgents";
 import { PERIODS, type Period, useAnalytics } from "../hooks/useAnalytics";
 
@@ -249,6 +250,7 @@ export function AnalyticsPage({ token }: { token: string }) {
               <Signals summary={summary} />
             </>
           )}
+          <FirstLineStats rows={summary.first_line?.by_tool ?? []} />
         </>
       )}
     </div>

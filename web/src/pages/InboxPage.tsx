@@ -4,6 +4,7 @@
  */
 import { useState } from "react";
 import { AgentFilter } from "../components/AgentFilter";
+import { FirstLineSamples } from "../components/FirstLineSamples";
 import { GroupCounts } from "../components/GroupCounts";
 import { GroupFilter } from "../components/GroupFilter";
 import { InboxRow } from "../components/InboxRow";
@@ -112,6 +113,7 @@ export function InboxPage({ token }: { token: string }) {
           Next
         </button>
       </div>
+      <FirstLineSamples token={token} />
     </div>
   );
 }

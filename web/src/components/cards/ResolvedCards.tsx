@@ -1,8 +1,10 @@
 /** Read-only cards of answered interrupts: audit receipts, and decisions awaiting theirs. */
 import type { ApprovalReceipt, ReceiptVerdict } from "../../contracts/generated";
 import type { SentDecision } from "../../hooks/useApprovals";
+import { isModelActor, stampOf } from "../../present/firstLine";
 import { isPartial, quorumOfRecord } from "../../present/quorum";
 import { ArgsTable } from "../ArgsTable";
+import { ModelBadge } from "../FirstLineBadge";
 import { formatTime, Json } from "../Json";
 import { QuorumProgress } from "../QuorumProgress";
 
@@ -41,9 +43,10 @@ export function ReceiptCard({ receipt, verdict }: { receipt: ApprovalReceipt; ve
         <QuorumProgress quorum={quorum} />
         <VerifiedMark verdict={verdict} />
       </header>
-      <p className="muted" data-testid="receipt-reviewer">
+      <p className="muted" data-testid="receipt-reviewer" data-by-model={isModelActor(receipt.reviewer) || undefined}>
         by {receipt.reviewer}
-        {receipt.roles.length ? ` (${receipt.roles.join(", ")})` : ""} at {formatTime(receipt.decided_at)}
+        {receipt.roles.length ? ` (${receipt.roles.join(", ")})` : ""} at {formatTime(receipt.decided_at)}{" "}
+        {isModelActor(receipt.reviewer) && <ModelBadge stamp={stampOf(receipt)} testId="receipt-model" />}
       </p>
       {receipt.message && <p data-testid="receipt-message">“{receipt.message}”</p>}
       {receipt.final_args ? (
