@@ -7,10 +7,13 @@ sign-off. What a person answers is `hitl.contracts.decisions`; what the server k
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from langchain.agents.middleware.human_in_the_loop import DecisionType, InterruptMode
+from pydantic import ConfigDict, Field
 from typing_extensions import TypedDict
+
+from hitl.contracts import examples
 
 __all__ = [
     "ActionRequest",
@@ -20,12 +23,29 @@ __all__ = [
     "FormRequest",
     "InterruptMode",
     "ReviewConfig",
+    "Role",
     "ToolApprovalRequest",
 ]
 
+Role = Literal["requester", "reviewer", "supervisor"]
+"""A person's role; each role is a group of its own, and a supervisor is in `reviewer` too."""
+Owner = Literal["owner"]
+"""The decider that is no group: the thread's owner, who answers their own questions."""
+OWNER: Owner = "owner"
 Decider = str
-"""Who may answer an interrupt: `owner` (the thread's owner) or a group (`reviewer`, `supervisor`, a team
-such as `finance`; `hitl.policy.groups`)."""
+"""Who may answer an interrupt: `owner` (the thread's owner) or a group (a `Role`, or a team such as
+`finance`; `hitl.policy.groups`)."""
+SIGN_OFF_DECIDER: Decider = "reviewer"
+"""Who answers a sign-off (`ApprovalRequest`) that names nobody, and a stock LangChain request's calls."""
+ESCALATES_TO: Decider = "supervisor"
+"""Where an overdue approval goes when its value names no `escalate_to`."""
+EscalateTo = Annotated[
+    Decider,
+    Field(
+        default=ESCALATES_TO,
+        description="The group an overdue approval escalates to (a supervisor if absent).",
+    ),
+]
 
 
 class ActionRequest(TypedDict):
@@ -57,6 +77,8 @@ class ReviewConfig(TypedDict):
 class BatchedApprovalRequest(TypedDict):
     """Batched mode: every gated call of one model turn, answered with `{"decisions": [...]}`."""
 
+    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.BATCHED]})  # type: ignore[misc]
+
     action_requests: list[ActionRequest]
     review_configs: list[ReviewConfig]
     agent: str
@@ -66,12 +88,14 @@ class BatchedApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""
 
 
 class ToolApprovalRequest(TypedDict):
     """Per-call mode: one gated call, answered by interrupt id with one decision."""
+
+    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.TOOL_APPROVAL]})  # type: ignore[misc]
 
     type: Literal["tool_approval"]
     tool_call_id: str
@@ -94,7 +118,7 @@ class ToolApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""
 
 
@@ -106,26 +130,38 @@ class FormRequest(TypedDict):
     form renders `context` and a form generated from the interrupt's `response_schema`.
     """
 
+    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.FORM]})  # type: ignore[misc]
+
     type: Literal["form"]
     form: str
     title: str
     context: dict[str, Any]
     agent: str
     tool_call_id: str
+    required_role: NotRequired[
+        Annotated[Decider, Field(default=OWNER, description="Who answers: the thread's owner if absent.")]
+    ]
 
 
 class ApprovalRequest(TypedDict):
     """A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`."""
+
+    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.APPROVAL_REQUEST]})  # type: ignore[misc]
 
     type: Literal["approval_request"]
     action: str
     message: str
     agent: str
     tool_call_id: str
+    required_role: NotRequired[
+        Annotated[
+            Decider, Field(default=SIGN_OFF_DECIDER, description="Who signs off: a reviewer if absent.")
+        ]
+    ]
     requested_by: NotRequired[list[str]]
     """Who asked; see `BatchedApprovalRequest.requested_by`."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""

@@ -1,7 +1,7 @@
 """Publishes the layer's contracts as JSON Schema: `python -m hitl.contracts.publish` (`make schemas`).
 
-Writes `hitl/contracts/schemas/contracts.json`, every contract of `interrupts`, `decisions`,
-`records` and `run_context`, and `web/src/contracts/forms.json`, the forms the served agents
+Writes `hitl/contracts/schemas/contracts.json`, every contract of `interrupts` (by kind: `asks`),
+`decisions`, `records` and `run_context`, and `web/src/contracts/forms.json`, the forms the served agents
 register (`hitl.contracts.forms`); the web app's TypeScript types are generated from both. Not
 `published_schema`, which caches the schema of an interrupt's answer while the server runs.
 """
@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from hitl.contracts.asks import InterruptShapes
 from hitl.contracts.decisions import (
     ApprovalAnswer,
     ApproveAndAllowDecision,
@@ -26,6 +27,7 @@ from hitl.contracts.interrupts import (
     ApprovalRequest,
     BatchedApprovalRequest,
     FormRequest,
+    Role,
     ToolApprovalRequest,
 )
 from hitl.contracts.records import (
@@ -36,11 +38,13 @@ from hitl.contracts.records import (
     AuditVerification,
     InboxItem,
     InboxPage,
+    Me,
     RecordedDecision,
 )
 from hitl.contracts.run_context import PolicyOverride, RunContext
 
 PUBLISHED: dict[str, Any] = {
+    "InterruptShapes": InterruptShapes,
     "BatchedApprovalRequest": BatchedApprovalRequest,
     "BatchedResponse": BatchedResponse,
     "ToolApprovalRequest": ToolApprovalRequest,
@@ -59,6 +63,8 @@ PUBLISHED: dict[str, Any] = {
     "Allowance": Allowance,
     "PolicyOverride": PolicyOverride,
     "RunContext": RunContext,
+    "Role": Role,
+    "Me": Me,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
 FORMS_PATH = Path("web") / "src" / "contracts" / "forms.json"

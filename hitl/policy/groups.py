@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, get_args
+
+from hitl.contracts.interrupts import OWNER, Role
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-ROLE_GROUPS = frozenset({"requester", "reviewer", "supervisor"})
-"""The roles, which are groups of their own: nobody is put in one by naming it as a group."""
-OWNER = "owner"
-"""Not a group: the thread's owner answers their own questions."""
+ROLE_GROUPS: frozenset[str] = frozenset(get_args(Role))
+"""The roles (`hitl.contracts.interrupts.Role`), which are groups of their own: nobody is put in one by
+naming it as a group. `OWNER` is not a group: the thread's owner answers their own questions."""
 MAX_GROUP_CHARS = 64
 _NAME = re.compile(rf"[a-z0-9._-]{{1,{MAX_GROUP_CHARS}}}")
 

@@ -13,10 +13,11 @@ import ipaddress
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
+from hitl.contracts.interrupts import Role
 from hitl.policy.groups import extra_groups
 from hitl.settings import get_settings
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
     from hitl.contracts.interrupts import Decider
 
-Role = Literal["requester", "reviewer", "supervisor"]
 ROLES: tuple[Role, ...] = get_args(Role)
 SYSTEM_ACTOR = "system"
 DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)

@@ -1,0 +1,224 @@
+"""Which published shape an interrupt value has, and what it asks of whom: read here once for every client.
+
+`InterruptShapes` lists every interrupt the layer sends by kind (published; the web app's guards
+read it), `kind_of` tells a value's kind by its shape alone, `read` checks a value against its
+shape and says what it asks (`Asked`, one `Ask` per thing a person decides), `deciders_of` who
+must answer it. The CLI, Slack and e-mail read interrupts through this module; none keeps its own
+list of shapes, deciders or decisions. Not for building values (`hitl.gate.review_requests`) or
+checking answers (`hitl.contracts.answers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never, cast, get_args, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from hitl.contracts.interrupts import (
+    ESCALATES_TO,
+    SIGN_OFF_DECIDER,
+    ApprovalRequest,
+    BatchedApprovalRequest,
+    Decider,
+    FormRequest,
+    ToolApprovalRequest,
+)
+
+__all__ = ["KINDS", "Ask", "Asked", "InterruptKind", "InterruptShapes", "deciders_of", "kind_of", "read"]
+
+InterruptKind = Literal["batched", "tool_approval", "form", "approval_request"]
+"""The kinds of interrupt the layer sends; each is a key of `InterruptShapes`."""
+KINDS: tuple[InterruptKind, ...] = get_args(InterruptKind)
+
+
+class InterruptShapes(TypedDict):
+    """Every interrupt the layer sends, by kind: a client that shows interrupts handles each one.
+
+    Adding a shape is one entry here (and in `InterruptKind`); `make schemas` publishes it, and
+    every client that does not handle it fails its type check or its tests.
+    """
+
+    batched: BatchedApprovalRequest
+    tool_approval: ToolApprovalRequest
+    form: FormRequest
+    approval_request: ApprovalRequest
+
+
+SHAPES: dict[str, type] = get_type_hints(InterruptShapes)
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {kind: TypeAdapter(shape) for kind, shape in SHAPES.items()}
+_TAGS: dict[str, str | None] = {
+    kind: next(iter(get_args(get_type_hints(shape).get("type", type(None)))), None)
+    for kind, shape in SHAPES.items()
+}
+"""Each kind's `type` tag; None for the batched request, which has none (LangChain's shape)."""
+_OWN_KEYS: dict[str, frozenset[str]] = {
+    kind: frozenset(get_type_hints(shape)).difference(
+        *(get_type_hints(other) for name, other in SHAPES.items() if name != kind)
+    )
+    for kind, shape in SHAPES.items()
+}
+"""The keys only one kind has (`action_requests`, `review_configs`): how an untagged value is told apart."""
+DEFAULT_DECIDERS: dict[str, Decider] = {
+    kind: default
+    for kind, adapter in _ADAPTERS.items()
+    if isinstance(default := adapter.json_schema()["properties"].get("required_role", {}).get("default"), str)
+}
+"""Who answers a kind whose value names nobody: its shape's published default (a form: the owner)."""
+
+
+Answers = Literal["decisions", "fields"]
+"""How an interrupt is answered: per call with decisions, or with an object of its answer's own schema."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing a person decides in an interrupt: a gated call, a form to fill in, a sign-off."""
+
+    subject: str
+    """The tool, the form or the action asked about."""
+    agent: str
+    tool_call_id: str
+    text: str
+    """What the person reads: the review text, the form's title or the sign-off's message."""
+    fields: Mapping[str, Any]
+    """The call's args, or the form's context."""
+    decisions: tuple[str, ...]
+    """The decisions allowed (a sign-off: approve or reject); none for a form, answered with its fields."""
+    decider: Decider
+    approvals_required: int = 1
+    approved_by: tuple[str, ...] = ()
+    self_approval: bool = False
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One interrupt as its shape says: its kind, what it asks, who asked and until when."""
+
+    kind: InterruptKind
+    asks: tuple[Ask, ...]
+    answered_with: Answers
+    """`decisions` (approve, edit, reject, respond per call), or `fields`: an object of the answer's own
+    schema (a form's, a sign-off's `{approved, reason}`), as the interrupt's `response_schema` says."""
+    agent: str
+    requested_by: tuple[str, ...]
+    deadline: str | None
+    on_expiry: str | None
+    escalates_to: Decider
+    escalated_seconds: float | None = None
+    """How long an escalated approval waits more before it is rejected."""
+
+    def deciders(self, *, escalated: bool = False) -> frozenset[Decider]:
+        """Who must answer: every ask's decider; once escalated, the group it escalated to."""
+        return frozenset({self.escalates_to}) if escalated else frozenset(a.decider for a in self.asks)
+
+
+def kind_of(value: object) -> InterruptKind | None:
+    """The kind of interrupt `value` is by its tag (a batch: by its keys), unchecked; None for no kind."""
+    if not isinstance(value, Mapping):
+        return None
+    tag = value.get("type")
+    for kind in KINDS:
+        expected = _TAGS[kind]
+        if (expected is not None and tag == expected) or (
+            expected is None and tag is None and _OWN_KEYS[kind] and _OWN_KEYS[kind] <= value.keys()
+        ):
+            return kind
+    return None
+
+
+def read(value: object) -> Asked | None:
+    """`value` checked against its published shape, and what it asks; None for a value of no shape."""
+    kind = kind_of(value)
+    if kind is None:
+        return None
+    try:
+        checked = _ADAPTERS[kind].validate_python(value)
+    except ValidationError:
+        return None
+    asked, answered_with = _asks(kind, checked)
+    return Asked(
+        kind=kind,
+        asks=asked,
+        answered_with=answered_with,
+        agent=checked["agent"],
+        requested_by=tuple(checked.get("requested_by", ())),
+        deadline=checked.get("deadline"),
+        on_expiry=checked.get("on_expiry"),
+        escalates_to=checked.get("escalate_to", ESCALATES_TO),
+        escalated_seconds=checked.get("escalated_seconds"),
+    )
+
+
+def deciders_of(value: object) -> set[Decider]:
+    """Who must answer the interrupt `value` (before any escalation), read without checking it whole.
+
+    Each call of a batch by its review config; a value without `required_role` by its shape's default.
+    A stock LangChain request (no deciders named) and a value of no kind go to a reviewer.
+    """
+    if not isinstance(value, Mapping):
+        return {SIGN_OFF_DECIDER}
+    configs = value.get("review_configs")
+    if isinstance(configs, list):
+        named = {str(c.get("required_role", SIGN_OFF_DECIDER)) for c in configs if isinstance(c, Mapping)}
+        return named or {SIGN_OFF_DECIDER}
+    kind = kind_of(value)
+    default = DEFAULT_DECIDERS.get(kind, SIGN_OFF_DECIDER) if kind else SIGN_OFF_DECIDER
+    return {str(value.get("required_role") or default)}
+
+
+def _asks(kind: InterruptKind, value: Any) -> tuple[tuple[Ask, ...], Answers]:  # noqa: ANN401  (checked `kind`)
+    """What an interrupt of `kind` asks, and how it is answered; every kind has its case (mypy checks)."""
+    match kind:
+        case "batched":
+            batch = cast("BatchedApprovalRequest", value)
+            calls = zip(batch["action_requests"], batch["review_configs"], strict=False)
+            return tuple(_call(action, config) for action, config in calls), "decisions"
+        case "tool_approval":
+            return (_call(value, value),), "decisions"
+        case "form":
+            form = cast("FormRequest", value)
+            return (
+                Ask(
+                    subject=form["form"],
+                    agent=form["agent"],
+                    tool_call_id=form["tool_call_id"],
+                    text=form["title"],
+                    fields=form["context"],
+                    decisions=(),
+                    decider=form.get("required_role", DEFAULT_DECIDERS[kind]),
+                ),
+            ), "fields"
+        case "approval_request":
+            sign_off = cast("ApprovalRequest", value)
+            return (
+                Ask(
+                    subject=sign_off["action"],
+                    agent=sign_off["agent"],
+                    tool_call_id=sign_off["tool_call_id"],
+                    text=sign_off["message"],
+                    fields={},
+                    decisions=("approve", "reject"),
+                    decider=sign_off.get("required_role", DEFAULT_DECIDERS[kind]),
+                ),
+            ), "fields"
+        case _:
+            assert_never(kind)
+
+
+def _call(action: Mapping[str, Any], config: Mapping[str, Any]) -> Ask:
+    """A gated call, from its action request and its review config (one value for a per-call request)."""
+    return Ask(
+        subject=action["name"],
+        agent=action["agent"],
+        tool_call_id=action["tool_call_id"],
+        text=action["description"],
+        fields=action["args"],
+        decisions=tuple(config.get("allowed_decisions", ())),
+        decider=config["required_role"],
+        approvals_required=config.get("approvals_required", 1),
+        approved_by=tuple(config.get("approved_by", ())),
+        self_approval=config.get("self_approval", False),
+    )
