@@ -21,10 +21,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hitl.contracts.asks import build_resume
     from hitl.contracts.decisions import Decision, DecisionType
     from hitl.contracts.forms import Form, register_form
     from hitl.contracts.interrupts import Decider
-    from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
@@ -45,7 +45,7 @@ PUBLIC = {
     "Decider": "hitl.contracts.interrupts",
     "DecisionType": "hitl.contracts.decisions",
     "Decision": "hitl.contracts.decisions",
-    "build_resume": "hitl.contracts.resume",
+    "build_resume": "hitl.contracts.asks",
 }
 """Each public name, and the module it is defined in."""
 

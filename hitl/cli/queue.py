@@ -12,11 +12,9 @@ import httpx
 import typer
 from rich.table import Table
 
-from hitl.cli.asks_view import interrupt_lines, may_escalate
-from hitl.cli.form_fields import field_lines
+from hitl.cli.pending_view import field_lines, interrupt_lines, may_escalate
 from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
-from hitl.contracts.asks import read
-from hitl.contracts.resume import pending_interrupts
+from hitl.contracts.asks import pending_interrupts, read
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient

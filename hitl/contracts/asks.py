@@ -1,18 +1,19 @@
-"""Which published shape an interrupt value has, and what it asks of whom: read here once for every client.
+"""A client's side of the interrupts: which shape a value has, what it asks of whom, and its answer by call.
 
 `InterruptShapes` lists every interrupt the layer sends by kind (published; the web app's guards
 read it), `kind_of` tells a value's kind by its shape alone, `read` checks a value against its
 shape and says what it asks (`Asked`, one `Ask` per thing a person decides), `deciders_of` who
 must answer it. The CLI, Slack and e-mail read interrupts through this module; none keeps its own
-list of shapes, deciders or decisions. Not for building values (`hitl.gate.review_requests`) or
-checking answers (`hitl.contracts.answers`).
+list of shapes, deciders or decisions. `build_resume` writes the answer to pending interrupts from
+decisions keyed by tool call id, never by position, so a reordered list never approves the wrong
+call. Not for building values (`hitl.gate.review_requests`) or checking answers (`hitl.contracts.answers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never, cast, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, assert_never, cast, get_args, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
@@ -27,7 +28,25 @@ from hitl.contracts.interrupts import (
     ToolApprovalRequest,
 )
 
-__all__ = ["KINDS", "Ask", "Asked", "InterruptKind", "InterruptShapes", "deciders_of", "kind_of", "read"]
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hitl.contracts.decisions import Decision
+
+__all__ = [
+    "KINDS",
+    "Ask",
+    "Asked",
+    "InterruptKind",
+    "InterruptShapes",
+    "ResumeError",
+    "build_resume",
+    "deciders_of",
+    "kind_of",
+    "pending_interrupts",
+    "read",
+    "tool_call_ids",
+]
 
 InterruptKind = Literal["batched", "tool_approval", "form", "approval_request"]
 """The kinds of interrupt the layer sends; each is a key of `InterruptShapes`."""
@@ -222,3 +241,54 @@ def _call(action: Mapping[str, Any], config: Mapping[str, Any]) -> Ask:
         approved_by=tuple(config.get("approved_by", ())),
         self_approval=config.get("self_approval", False),
     )
+
+
+class ResumeError(ValueError):
+    """The decisions do not match the pending tool calls."""
+
+
+def pending_interrupts(thread: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every pending interrupt of a thread as `threads.get` returns it."""
+    return [dict(i) for batch in (thread.get("interrupts") or {}).values() for i in batch]
+
+
+def tool_call_ids(interrupt: Mapping[str, Any]) -> list[str]:
+    """The tool calls an interrupt asks about, in the order its answer must follow."""
+    value = interrupt.get("value") or {}
+    if isinstance(value.get("action_requests"), list):
+        return [str(a.get("tool_call_id", "")) for a in value["action_requests"]]
+    return [str(value["tool_call_id"])] if value.get("tool_call_id") else []
+
+
+def build_resume(
+    interrupts: Iterable[Mapping[str, Any]], by_tool_call: Mapping[str, Decision]
+) -> dict[str, Any]:
+    """`{interrupt_id: answer}` for every interrupt whose tool calls all have a decision.
+
+    A batched interrupt gets `{"decisions": [...]}` in its own order; a per-call one gets
+    the decision itself. Interrupts none of whose calls are decided are left pending.
+
+    Raises:
+        ResumeError: a decision names a call that is not pending, or a batch is only
+            partly decided (a batch is answered whole or not at all).
+    """
+    remaining = dict(by_tool_call)
+    resume: dict[str, Any] = {}
+    for interrupt in interrupts:
+        ids = tool_call_ids(interrupt)
+        decided = [i for i in ids if i in remaining]
+        if not decided:
+            continue
+        if len(decided) != len(ids):
+            missing = ", ".join(i for i in ids if i not in remaining)
+            msg = f"Interrupt {interrupt['id']} asks about several calls; decide these too: {missing}"
+            raise ResumeError(msg)
+        value = interrupt.get("value") or {}
+        answers = [remaining.pop(i) for i in ids]
+        resume[str(interrupt["id"])] = (
+            {"decisions": answers} if isinstance(value.get("action_requests"), list) else answers[0]
+        )
+    if remaining:
+        msg = f"No pending approval for tool call(s): {', '.join(remaining)}"
+        raise ResumeError(msg)
+    return resume

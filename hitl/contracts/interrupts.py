@@ -10,10 +10,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, NotRequired
 
 from langchain.agents.middleware.human_in_the_loop import DecisionType, InterruptMode
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypedDict
-
-from hitl.contracts import examples
 
 __all__ = [
     "ActionRequest",
@@ -32,7 +30,10 @@ Role = Literal["requester", "reviewer", "supervisor"]
 Owner = Literal["owner"]
 """The decider that is no group: the thread's owner, who answers their own questions."""
 OWNER: Owner = "owner"
-Decider = str
+MAX_GROUP_CHARS = 64
+GROUP_PATTERN = rf"^[a-z0-9._-]{{1,{MAX_GROUP_CHARS}}}$"
+"""A group's name: lowercase letters, digits, `-`, `_`, `.` (`owner` is written so too, and is no group)."""
+Decider = Annotated[str, Field(pattern=GROUP_PATTERN)]
 """Who may answer an interrupt: `owner` (the thread's owner) or a group (a `Role`, or a team such as
 `finance`; `hitl.policy.groups`)."""
 SIGN_OFF_DECIDER: Decider = "reviewer"
@@ -77,10 +78,8 @@ class ReviewConfig(TypedDict):
 class BatchedApprovalRequest(TypedDict):
     """Batched mode: every gated call of one model turn, answered with `{"decisions": [...]}`."""
 
-    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.BATCHED]})  # type: ignore[misc]
-
-    action_requests: list[ActionRequest]
-    review_configs: list[ReviewConfig]
+    action_requests: Annotated[list[ActionRequest], Field(min_length=1)]
+    review_configs: Annotated[list[ReviewConfig], Field(min_length=1)]
     agent: str
     requested_by: NotRequired[list[str]]
     """Who asked (the thread's owner and the run's caller): they may not approve, edit or answer
@@ -94,8 +93,6 @@ class BatchedApprovalRequest(TypedDict):
 
 class ToolApprovalRequest(TypedDict):
     """Per-call mode: one gated call, answered by interrupt id with one decision."""
-
-    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.TOOL_APPROVAL]})  # type: ignore[misc]
 
     type: Literal["tool_approval"]
     tool_call_id: str
@@ -130,8 +127,6 @@ class FormRequest(TypedDict):
     form renders `context` and a form generated from the interrupt's `response_schema`.
     """
 
-    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.FORM]})  # type: ignore[misc]
-
     type: Literal["form"]
     form: str
     title: str
@@ -145,8 +140,6 @@ class FormRequest(TypedDict):
 
 class ApprovalRequest(TypedDict):
     """A sign-off a tool asks for itself (e.g. before a deploy); answered with an `ApprovalAnswer`."""
-
-    __pydantic_config__ = ConfigDict(json_schema_extra={"examples": [examples.APPROVAL_REQUEST]})  # type: ignore[misc]
 
     type: Literal["approval_request"]
     action: str

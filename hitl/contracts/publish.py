@@ -15,18 +15,20 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from hitl.contracts.asks import InterruptShapes
+from hitl.contracts.asks import SHAPES, InterruptShapes
 from hitl.contracts.decisions import (
     ApprovalAnswer,
     ApproveAndAllowDecision,
     BatchedResponse,
     Decision,
+    DecisionType,
 )
 from hitl.contracts.forms import registered
 from hitl.contracts.interrupts import (
     ApprovalRequest,
     BatchedApprovalRequest,
     FormRequest,
+    Owner,
     Role,
     ToolApprovalRequest,
 )
@@ -49,6 +51,7 @@ PUBLISHED: dict[str, Any] = {
     "BatchedResponse": BatchedResponse,
     "ToolApprovalRequest": ToolApprovalRequest,
     "Decision": Decision,
+    "DecisionType": DecisionType,
     "FormRequest": FormRequest,
     "ApprovalRequest": ApprovalRequest,
     "ApprovalAnswer": ApprovalAnswer,
@@ -64,16 +67,28 @@ PUBLISHED: dict[str, Any] = {
     "PolicyOverride": PolicyOverride,
     "RunContext": RunContext,
     "Role": Role,
+    "Owner": Owner,
     "Me": Me,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
+EXAMPLES_PATH = Path(__file__).parent / "schemas" / "examples.json"
+"""Example values of each interrupt kind, published as their shape's JSON Schema `examples`: every
+client's tests read them from `contracts.json`, so a kind added to the contract comes with values each
+client must show (tests/unit/contracts/test_every_client_reads_every_shape.py, the web app's tests)."""
 FORMS_PATH = Path("web") / "src" / "contracts" / "forms.json"
 """Where `main` publishes the served agents' forms: the web app generates its types from both files."""
 
 
 def contracts_schema() -> dict[str, Any]:
-    """One JSON Schema document whose `$defs` hold every published contract of the layer."""
-    return _document("HitlContracts", PUBLISHED)
+    """One JSON Schema document whose `$defs` hold every published contract of the layer.
+
+    Each interrupt shape carries the example values `EXAMPLES_PATH` gives its kind (none: an empty list).
+    """
+    document = _document("HitlContracts", PUBLISHED)
+    examples = json.loads(EXAMPLES_PATH.read_text())
+    for kind, shape in SHAPES.items():
+        document["$defs"][shape.__name__]["examples"] = examples.get(kind, [])
+    return document
 
 
 def forms_schema() -> dict[str, Any]:

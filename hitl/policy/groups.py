@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard, get_args
 
-from hitl.contracts.interrupts import OWNER, Role
+from hitl.contracts.interrupts import GROUP_PATTERN, MAX_GROUP_CHARS, OWNER, Role
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 ROLE_GROUPS: frozenset[str] = frozenset(get_args(Role))
 """The roles (`hitl.contracts.interrupts.Role`), which are groups of their own: nobody is put in one by
 naming it as a group. `OWNER` is not a group: the thread's owner answers their own questions."""
-MAX_GROUP_CHARS = 64
-_NAME = re.compile(rf"[a-z0-9._-]{{1,{MAX_GROUP_CHARS}}}")
+_NAME = re.compile(GROUP_PATTERN)
 
 
 def is_group_name(name: object) -> TypeGuard[str]:

@@ -132,8 +132,15 @@ async def test_finance_decides_refunds_and_sre_or_a_plain_reviewer_may_not(as_us
         "identity": "lead1",
         "role": "reviewer",
         "groups": ["finance", "finance-leads"],
+        "decides_as": ["finance", "finance-leads", "reviewer"],
+        "staff": True,
     }
-    assert await as_user("reviewer1").http.get("/me") == {"identity": "reviewer1", "role": "reviewer"}
+    assert await as_user("supervisor1").http.get("/me") == {
+        "identity": "supervisor1",
+        "role": "supervisor",
+        "decides_as": ["reviewer", "supervisor"],
+        "staff": True,
+    }
 
     await as_user("finance1").runs.wait(thread_id, "support", command=decisions(APPROVE))
     assert refunded(teams_server, order_id) == [300.0]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hitl.cli.asks_view import interrupt_lines
+from hitl.cli.pending_view import interrupt_lines
 from hitl.contracts.asks import KINDS, InterruptShapes, read
 from hitl.contracts.publish import SCHEMA_PATH
 from hitl.policy.groups import who

@@ -33,7 +33,12 @@ export function CardFrame({ kind, interruptId, title, agent, status, deadline, c
           </span>
         )}
         {deadline && (
-          <DeadlineBadge deadline={deadline.deadline} onExpiry={deadline.onExpiry} escalated={deadline.escalated} />
+          <DeadlineBadge
+            deadline={deadline.deadline}
+            onExpiry={deadline.onExpiry}
+            escalated={deadline.escalated}
+            escalatesTo={deadline.escalatesTo}
+          />
         )}
       </header>
       {status.phase === "sending" && (
