@@ -1,44 +1,36 @@
 """A client's side of the interrupts: which shape a value has, what it asks of whom, and its answer by call.
 
-`InterruptShapes` lists every interrupt the layer sends by kind (published; the web app's guards
-read it), `kind_of` tells a value's kind by its shape alone, `read` checks a value against its
-shape and says what it asks (`Asked`, one `Ask` per thing a person decides), `deciders_of` who
-must answer it. The CLI, Slack and e-mail read interrupts through this module; none keeps its own
-list of shapes, deciders or decisions. `build_resume` writes the answer to pending interrupts from
-decisions keyed by tool call id, never by position, so a reordered list never approves the wrong
-call. Not for building values (`hitl.gate.review_requests`) or checking answers (`hitl.contracts.answers`).
+`hitl.contracts.interrupts.InterruptShapes` lists every interrupt the layer sends by kind (published;
+the web app's guards read it) and `InterruptKind` names them; `kind_of` tells a value's kind by its
+shape, `read` checks a value against its shape and says what it asks (`Asked`, one `Ask` per thing a
+person decides), `deciders_of` who must answer it. The CLI, Slack and e-mail read interrupts through
+this module; none keeps its own list of shapes, deciders or decisions. `build_resume` writes the
+answer to pending interrupts from decisions keyed by tool call id, never by position, so a reordered
+list never approves the wrong call. Not for building values (`hitl.gate.review_requests`) or checking
+answers (`hitl.contracts.answers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, assert_never, cast, get_args, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, assert_never, cast, get_args
 
-from pydantic import TypeAdapter, ValidationError
-from typing_extensions import TypedDict
+from pydantic import ValidationError
 
-from hitl.contracts.interrupts import (
-    ESCALATES_TO,
-    SIGN_OFF_DECIDER,
-    ApprovalRequest,
-    BatchedApprovalRequest,
-    Decider,
-    FormRequest,
-    ToolApprovalRequest,
-)
+from hitl.contracts.interrupts import catalogue
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from hitl.contracts.decisions import Decision
+    from hitl.contracts.interrupts import ApprovalRequest, BatchedApprovalRequest, Decider, FormRequest
 
 __all__ = [
     "KINDS",
     "Ask",
     "Asked",
     "InterruptKind",
-    "InterruptShapes",
     "ResumeError",
     "build_resume",
     "deciders_of",
@@ -49,43 +41,8 @@ __all__ = [
 ]
 
 InterruptKind = Literal["batched", "tool_approval", "form", "approval_request"]
-"""The kinds of interrupt the layer sends; each is a key of `InterruptShapes`."""
+"""The kinds of interrupt the layer sends: the keys of `hitl.contracts.interrupts.InterruptShapes`."""
 KINDS: tuple[InterruptKind, ...] = get_args(InterruptKind)
-
-
-class InterruptShapes(TypedDict):
-    """Every interrupt the layer sends, by kind: a client that shows interrupts handles each one.
-
-    Adding a shape is one entry here (and in `InterruptKind`); `make schemas` publishes it, and
-    every client that does not handle it fails its type check or its tests.
-    """
-
-    batched: BatchedApprovalRequest
-    tool_approval: ToolApprovalRequest
-    form: FormRequest
-    approval_request: ApprovalRequest
-
-
-SHAPES: dict[str, type] = get_type_hints(InterruptShapes)
-_ADAPTERS: dict[str, TypeAdapter[Any]] = {kind: TypeAdapter(shape) for kind, shape in SHAPES.items()}
-_TAGS: dict[str, str | None] = {
-    kind: next(iter(get_args(get_type_hints(shape).get("type", type(None)))), None)
-    for kind, shape in SHAPES.items()
-}
-"""Each kind's `type` tag; None for the batched request, which has none (LangChain's shape)."""
-_OWN_KEYS: dict[str, frozenset[str]] = {
-    kind: frozenset(get_type_hints(shape)).difference(
-        *(get_type_hints(other) for name, other in SHAPES.items() if name != kind)
-    )
-    for kind, shape in SHAPES.items()
-}
-"""The keys only one kind has (`action_requests`, `review_configs`): how an untagged value is told apart."""
-DEFAULT_DECIDERS: dict[str, Decider] = {
-    kind: default
-    for kind, adapter in _ADAPTERS.items()
-    if isinstance(default := adapter.json_schema()["properties"].get("required_role", {}).get("default"), str)
-}
-"""Who answers a kind whose value names nobody: its shape's published default (a form: the owner)."""
 
 
 Answers = Literal["decisions", "fields"]
@@ -138,11 +95,11 @@ def kind_of(value: object) -> InterruptKind | None:
     """The kind of interrupt `value` is by its tag (a batch: by its keys), unchecked; None for no kind."""
     if not isinstance(value, Mapping):
         return None
-    tag = value.get("type")
+    tag, known = value.get("type"), catalogue()
     for kind in KINDS:
-        expected = _TAGS[kind]
+        expected, own = known.tags[kind], known.own_keys[kind]
         if (expected is not None and tag == expected) or (
-            expected is None and tag is None and _OWN_KEYS[kind] and _OWN_KEYS[kind] <= value.keys()
+            expected is None and tag is None and own and own <= value.keys()
         ):
             return kind
     return None
@@ -154,7 +111,7 @@ def read(value: object) -> Asked | None:
     if kind is None:
         return None
     try:
-        checked = _ADAPTERS[kind].validate_python(value)
+        checked = catalogue().adapters[kind].validate_python(value)
     except ValidationError:
         return None
     asked, answered_with = _asks(kind, checked)
@@ -166,7 +123,7 @@ def read(value: object) -> Asked | None:
         requested_by=tuple(checked.get("requested_by", ())),
         deadline=checked.get("deadline"),
         on_expiry=checked.get("on_expiry"),
-        escalates_to=checked.get("escalate_to", ESCALATES_TO),
+        escalates_to=checked.get("escalate_to", catalogue().escalates_to),
         escalated_seconds=checked.get("escalated_seconds"),
     )
 
@@ -177,14 +134,15 @@ def deciders_of(value: object) -> set[Decider]:
     Each call of a batch by its review config; a value without `required_role` by its shape's default.
     A stock LangChain request (no deciders named) and a value of no kind go to a reviewer.
     """
+    unnamed = catalogue().unnamed
     if not isinstance(value, Mapping):
-        return {SIGN_OFF_DECIDER}
+        return {unnamed}
     configs = value.get("review_configs")
     if isinstance(configs, list):
-        named = {str(c.get("required_role", SIGN_OFF_DECIDER)) for c in configs if isinstance(c, Mapping)}
-        return named or {SIGN_OFF_DECIDER}
+        named = {str(c.get("required_role", unnamed)) for c in configs if isinstance(c, Mapping)}
+        return named or {unnamed}
     kind = kind_of(value)
-    default = DEFAULT_DECIDERS.get(kind, SIGN_OFF_DECIDER) if kind else SIGN_OFF_DECIDER
+    default = catalogue().default_deciders.get(kind, unnamed) if kind else unnamed
     return {str(value.get("required_role") or default)}
 
 
@@ -207,7 +165,7 @@ def _asks(kind: InterruptKind, value: Any) -> tuple[tuple[Ask, ...], Answers]:  
                     text=form["title"],
                     fields=form["context"],
                     decisions=(),
-                    decider=form.get("required_role", DEFAULT_DECIDERS[kind]),
+                    decider=form.get("required_role", catalogue().default_deciders[kind]),
                 ),
             ), "fields"
         case "approval_request":
@@ -220,7 +178,7 @@ def _asks(kind: InterruptKind, value: Any) -> tuple[tuple[Ask, ...], Answers]:  
                     text=sign_off["message"],
                     fields={},
                     decisions=("approve", "reject"),
-                    decider=sign_off.get("required_role", DEFAULT_DECIDERS[kind]),
+                    decider=sign_off.get("required_role", catalogue().default_deciders[kind]),
                 ),
             ), "fields"
         case _:

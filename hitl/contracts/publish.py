@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from hitl.contracts.asks import SHAPES, InterruptShapes
 from hitl.contracts.decisions import (
     ApprovalAnswer,
     ApproveAndAllowDecision,
@@ -28,9 +27,11 @@ from hitl.contracts.interrupts import (
     ApprovalRequest,
     BatchedApprovalRequest,
     FormRequest,
+    InterruptShapes,
     Owner,
     Role,
     ToolApprovalRequest,
+    catalogue,
 )
 from hitl.contracts.records import (
     Allowance,
@@ -86,7 +87,7 @@ def contracts_schema() -> dict[str, Any]:
     """
     document = _document("HitlContracts", PUBLISHED)
     examples = json.loads(EXAMPLES_PATH.read_text())
-    for kind, shape in SHAPES.items():
+    for kind, shape in catalogue().shapes.items():
         document["$defs"][shape.__name__]["examples"] = examples.get(kind, [])
     return document
 

@@ -20,7 +20,7 @@ import pytest
 
 from agents.offline import phrases
 from tests.conftest import add_order
-from tests.devserver import TEST_USERS, dev_users, sdk_client, serving, start_dev_server
+from tests.devserver import TEAM_USERS, TEAMS, TEST_USERS, dev_users, sdk_client, serving, start_dev_server
 from tests.notices import Receiver
 from tests.oidc_issuer import Issuer
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
@@ -34,17 +34,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.server
 
-TEAM_USERS = (
-    "finance1:reviewer+finance:test-finance1,"
-    "lead1:reviewer+finance+finance-leads:test-lead1,"
-    "lead2:reviewer+finance-leads:test-lead2,"
-    "sre1:reviewer+sre:test-sre1"
-)
-TEAMS = {
-    "REFUND_DECIDER_GROUP": "finance",
-    "REFUND_LEAD_GROUP": "finance-leads",
-    "OPS_DECIDER_GROUP": "sre",
-}
 TOKENS = {
     "requester1": "dev-requester1",
     "reviewer1": "dev-reviewer1",

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from hitl.cli.pending_view import interrupt_lines
-from hitl.contracts.asks import KINDS, InterruptShapes, read
+from hitl.contracts.asks import KINDS, read
+from hitl.contracts.interrupts import InterruptShapes
 from hitl.contracts.publish import SCHEMA_PATH
 from hitl.policy.groups import who
 from hitl.settings import Settings

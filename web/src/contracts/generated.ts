@@ -569,10 +569,10 @@ export interface InboxPage {
   total: number;
 }
 /**
- * Every interrupt the layer sends, by kind: a client that shows interrupts handles each one.
+ * Every interrupt the layer sends, by kind (`hitl.contracts.asks.InterruptKind`): clients handle each.
  *
- * Adding a shape is one entry here (and in `InterruptKind`); `make schemas` publishes it, and
- * every client that does not handle it fails its type check or its tests.
+ * Adding a shape is one entry here and in `InterruptKind`; `make schemas` publishes it (with its
+ * examples), and every client that does not handle it fails its type check or its tests.
  *
  * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "InterruptShapes".

@@ -36,7 +36,7 @@ export function InterruptCard({ item, approvals, busy, viewer, owner }: Interrup
       const decision = decide(item.decider ?? OWNERLESS);
       if (!decision.may) {
         return (
-          <CardFrame kind={item.kind} interruptId={item.id} title={item.value.title} agent={item.value.agent} status={item.status} deadline={item.deadline}>
+          <CardFrame kind={item.kind} interruptId={item.id} subject={item.value.form} title={item.value.title} agent={item.value.agent} status={item.status} deadline={item.deadline}>
             {item.value.context && <ArgsTable args={item.value.context} testId="form-context" />}
             <DeciderNote decision={decision} />
           </CardFrame>
@@ -52,7 +52,7 @@ export function InterruptCard({ item, approvals, busy, viewer, owner }: Interrup
       return <ApprovalRequestCard item={item} submit={approvals.submit} busy={busy} decision={decide(item.decider ?? OWNERLESS)} />;
     case "unknown":
       return (
-        <CardFrame kind="unknown" interruptId={item.id} title="Unrecognised interrupt" status={item.status}>
+        <CardFrame kind="unknown" interruptId={item.id} subject="unknown" title="Unrecognised interrupt" status={item.status}>
           <p className="muted">This interrupt has a shape the reviewer app does not know; answer it from the API.</p>
           <Json value={item.value} />
         </CardFrame>
