@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page
 
 THREAD_ID = re.compile(r"^[0-9a-f-]{36}$")
-TOKEN_KEY = "hitl.token"
+TOKEN_KEY = "hitl.token"  # noqa: S105  (where the token is kept, not a token)
 """Where the app keeps a tab's bearer token (sessionStorage; web/src/auth/session.ts)."""
 
 

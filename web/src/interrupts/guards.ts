@@ -13,6 +13,7 @@ import type {
   Decision,
   DecisionType,
   FormRequest,
+  InboxItem,
   InterruptShapes,
   Me,
   RecordedDecision,
@@ -79,6 +80,9 @@ export const isApprovalReceipt: (value: unknown) => value is ApprovalReceipt = c
 
 /** One record of `GET /audit/{thread_id}`: an accepted decision, a refused attempt or a tool's failure. */
 export const isAuditRecord: (value: unknown) => value is AuditRecord = conforms<AuditRecord>("AuditRecord");
+
+/** One row of `GET /inbox`: one call a person may decide; a row of another shape is left out. */
+export const isInboxItem: (value: unknown) => value is InboxItem = conforms<InboxItem>("InboxItem");
 
 /** The body of `GET /me`: who is signed in and the groups they decide as. */
 export const isMe: (value: unknown) => value is Me = conforms<Me>("Me");
