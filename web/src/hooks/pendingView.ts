@@ -85,7 +85,8 @@ interface DeciderFields {
 
 /**
  * Who decides a call: its `required_role`, else who answers its kind by the contract (a form: the owner);
- * once escalated, the group the deadline escalates it to.
+ * once escalated, the group the deadline escalates it to. A call that names none ("": a batch whose
+ * review configs do not match its calls) is nobody's here: the server judges any answer sent.
  */
 function deciderOf(
   kind: InterruptKind,
@@ -93,9 +94,8 @@ function deciderOf(
   requestedBy: readonly string[] | undefined,
   deadline: DeadlineInfo,
 ): DeciderRule {
-  const named = fields.required_role ?? defaultDecider(kind);
+  const named = fields.required_role ?? defaultDecider(kind) ?? "";
   const requiredRole = deadline.escalated && deadline.escalatesTo ? deadline.escalatesTo : named;
-  if (requiredRole === undefined) throw new Error(`a ${kind} names no decider, and the contract gives none`);
   return {
     requiredRole,
     requestedBy: requestedBy ?? [],

@@ -24,6 +24,15 @@ describe("who decides a team's call", () => {
   });
 });
 
+describe("a call that names no decider", () => {
+  it("is nobody's in the app: no buttons for anyone, and the note says to answer it from the API", () => {
+    const nobody: DeciderRule = { ...FINANCE, requiredRole: "" };
+    const seen = decidability(nobody, { identity: "sam", role: "supervisor", decides_as: ["reviewer", "supervisor"] }, "carol");
+    expect(seen.may).toBe(false);
+    expect(seen.who).toContain("names nobody who decides this");
+  });
+});
+
 describe("what else waits, for a team", () => {
   it("names the team in words, the roles as before", () => {
     const also_waiting = [

@@ -49,6 +49,7 @@ export function inWords(decider: Decider): string {
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function whoDecides(rule: DeciderRule, owner: string | null): string {
+  if (!rule.requiredRole) return "The interrupt names nobody who decides this; answer it from the API";
   if (rule.requiredRole === OWNER) return owner ? `${owner}, whose thread this is, answers this` : "The thread's owner answers this";
   const decides = `${capitalised(inWords(rule.requiredRole))} decides this`;
   const askers = rule.selfApproval ? [] : rule.requestedBy;
