@@ -101,17 +101,17 @@ def also_waiting(item: dict[str, Any]) -> str:
 
 def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
     """Show a thread's pending approvals (who decides, what answers, a form's fields) and the decisions."""
-    client = connect(url, token)
-    try:
-        state = client.threads.get(thread)
-        values = client.threads.get_state(thread)["values"]
-        receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
-        pending = pending_interrupts(state)
-        fields = any((a := read(i.get("value"))) is not None and a.answered_with == "fields" for i in pending)
-        schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if fields else {}
-        escalated = escalations(client, thread) if may_escalate(pending) else {}
-    except httpx.HTTPError as error:
-        server_error(error)
+    with connect(url, token) as client:  # closed after: `show` also runs in-process (a test, a script)
+        try:
+            state = client.threads.get(thread)
+            values = client.threads.get_state(thread)["values"]
+            receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+            pending = pending_interrupts(state)
+            fields = any((a := read(i.get("value"))) and a.answered_with == "fields" for i in pending)
+            schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if fields else {}
+            escalated = escalations(client, thread) if may_escalate(pending) else {}
+        except httpx.HTTPError as error:
+            server_error(error)
     if emit({"status": state["status"], "pending": pending, "receipts": receipts}, as_json):
         return
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")

@@ -14,11 +14,9 @@ The tests run in this order on one set of threads; only the last one decides the
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -26,7 +24,9 @@ import pytest
 from langchain.agents.middleware.human_in_the_loop import HITLRequest
 from langchain.agents.middleware.human_in_the_loop import ToolApprovalRequest as LangChainToolApproval
 from pydantic import TypeAdapter
+from typer.testing import CliRunner
 
+from hitl.cli.main import app as hitl_cli
 from hitl.contracts.asks import read
 from hitl.policy.groups import who
 from tests.devserver import (
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.server, pytest.mark.long]
 
 PEOPLE_TOKENS = {**TOKENS, **TEAM_TOKENS}
-HITL = str(Path(sys.executable).parent / "hitl")
 EMAILS = {person: f"{person}@example.com" for person in PEOPLE}
 SERVERS = ("teams", "escalating")
 TABS_AT_ONCE = 3
@@ -255,20 +254,16 @@ async def test_each_person_sees_buttons_exactly_where_the_server_allows(matrix):
     assert not failures, "\n".join(failures)
 
 
-async def shown_by_hitl(url: str, thread_id: str) -> str:
-    """`hitl show THREAD` as supervisor1 (staff read every thread): the `hitl` command's output."""
-    env = {
-        "HITL_URL": url,
-        "HITL_TOKEN": PEOPLE_TOKENS["supervisor1"],
-        "PATH": "/usr/bin:/bin",
-        "COLUMNS": "300",
-    }
-    process = await asyncio.create_subprocess_exec(
-        HITL, "show", thread_id, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await process.communicate()
-    assert process.returncode == 0, err.decode()
-    return out.decode()
+def shown_by_hitl(url: str, thread_id: str) -> str:
+    """`hitl show THREAD` as supervisor1 (staff read every thread): the command's output.
+
+    The `hitl` command itself, run in this process (a dozen interpreters starting cost more than the
+    matrix's whole browser work on a busy machine); `tests/server/test_cli.py` runs it as a process.
+    """
+    env = {"HITL_URL": url, "HITL_TOKEN": PEOPLE_TOKENS["supervisor1"]}
+    done = CliRunner().invoke(hitl_cli, ["show", thread_id], env=env)
+    assert done.exit_code == 0, done.output
+    return done.output
 
 
 async def test_hitl_show_prints_every_shape_with_who_decides(matrix):
@@ -277,8 +272,8 @@ async def test_hitl_show_prints_every_shape_with_who_decides(matrix):
     A withdrawn call shows as decided: withdrawn by its owner.
     """
     failures = []
-    shown_all = await asyncio.gather(*(shown_by_hitl(w.server.url, m.thread_id) for _, m, w in matrix.made))
-    for (shape, _, _), shown in zip(matrix.made, shown_all, strict=True):
+    for shape, made, where in matrix.made:
+        shown = await asyncio.to_thread(shown_by_hitl, where.server.url, made.thread_id)
         if shape.kind is None and "withdrawn by requester1" not in shown:
             failures.append(f"hitl show · {shape.name}: no withdrawn receipt in\n{shown}")
         said = [(f"wants {a.subject}", f"{shape.kind}:", f"decided by: {who(a.decider)}") for a in shape.asks]
