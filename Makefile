@@ -115,8 +115,9 @@ lint: $(STAMP) $(WEB_DEPS) ## ruff (lint + format check), mypy and the web app's
 	$(BIN)/mypy
 	cd $(WEB) && npx tsc -b
 
-schemas: $(STAMP) ## Publish the interrupt and decision contracts as JSON Schema
+schemas: $(STAMP) $(WEB_DEPS) ## Publish the contracts as JSON Schema, and the web app's types made from them
 	$(BIN)/python -m hitl.contracts.publish
+	cd $(WEB) && npm run --silent gen:types
 
 clean: ## Remove the virtualenv, data, server state and the web build
 	rm -rf $(VENV) .venv-replicas .venv-deploy data .langgraph_api $(WEB)/dist

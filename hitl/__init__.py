@@ -26,10 +26,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hitl.contracts.asks import build_resume
     from hitl.contracts.decisions import Decision, DecisionType
     from hitl.contracts.forms import Form, register_form
     from hitl.contracts.interrupts import Decider
-    from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
     from hitl.gate.caller import NobodyNamedError, acting_for, in_process
     from hitl.model.first_line.triage import Triage, TriageRule
@@ -56,7 +56,7 @@ PUBLIC = {
     "Decider": "hitl.contracts.interrupts",
     "DecisionType": "hitl.contracts.decisions",
     "Decision": "hitl.contracts.decisions",
-    "build_resume": "hitl.contracts.resume",
+    "build_resume": "hitl.contracts.asks",
     "acting_for": "hitl.gate.caller",
     "in_process": "hitl.gate.caller",
     "NobodyNamedError": "hitl.gate.caller",

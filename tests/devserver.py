@@ -145,6 +145,20 @@ DEV_TOKENS = {
 TEST_USERS = "supervisor3:supervisor:test-supervisor3"
 """A third supervisor the test servers add to the dev users (two rival second approvers of a quorum)."""
 TOKENS = {**DEV_TOKENS, "supervisor3": "test-supervisor3"}
+TEAM_USERS = (
+    "finance1:reviewer+finance:test-finance1,"
+    "lead1:reviewer+finance+finance-leads:test-lead1,"
+    "lead2:reviewer+finance-leads:test-lead2,"
+    "sre1:reviewer+sre:test-sre1"
+)
+"""People in teams (HITL_USERS `name:role+group:token`): finance, its leads (lead1 in both), SRE."""
+TEAMS = {
+    "REFUND_DECIDER_GROUP": "finance",
+    "REFUND_LEAD_GROUP": "finance-leads",
+    "OPS_DECIDER_GROUP": "sre",
+}
+"""The demo's decisions given to the teams: refunds to finance (above 500 its leads), ops to SRE."""
+TEAM_TOKENS = {name: token for name, _, token in (e.split(":", 2) for e in TEAM_USERS.split(","))}
 
 
 def sdk_client(*, url: str, headers: dict[str, str]) -> LangGraphClient:

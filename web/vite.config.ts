@@ -7,6 +7,9 @@ const TESTS = "src/**/*.test.{ts,tsx}";
 // (VITE_API_URL overrides it for `npm run dev`).
 export default defineConfig({
   base: "/app/",
+  // The app checks what the server sends against the published contract (src/contracts/schema.ts imports
+  // ../hitl/contracts/schemas/contracts.json): `npm run dev` may serve that folder too.
+  server: { fs: { allow: [".", "../hitl/contracts/schemas"] } },
   oxc: { jsx: { runtime: "automatic" } },
   build: {
     outDir: "dist",

@@ -1,6 +1,6 @@
 """The answers: `hitl approve`, `reject`, `respond`, `edit` and `answer`, by tool call id or tool name.
 
-A decision names one call; the resume is built by tool call id (`hitl.contracts.resume`), never by
+A decision names one call; the resume is built by tool call id (`hitl.contracts.asks`), never by
 position, so a reordered batch can never approve the wrong call. The server checks who may decide.
 """
 
@@ -15,7 +15,7 @@ import typer
 
 from hitl.cli.queue import report
 from hitl.cli.terminal import DEFAULT_URL, Token, Url, connect, fail, json_object, server_error
-from hitl.contracts.resume import ResumeError, build_resume, pending_interrupts, tool_call_ids
+from hitl.contracts.asks import ResumeError, build_resume, pending_interrupts, tool_call_ids
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient

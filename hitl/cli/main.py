@@ -1,7 +1,7 @@
 """`hitl`: the reviewer's terminal client: inbox, show, decide, run, stats, verify receipts, triage.
 
 It talks to the server like every other client (bearer token, the same validated and
-authorised resume path) and builds resumes by tool call id (`hitl.contracts.resume`). Errors are one
+authorised resume path) and builds resumes by tool call id (`hitl.contracts.asks`). Errors are one
 line on stderr and a non-zero exit. This module is the command (`hitl.cli.main:app`, the console
 script): the queue is `queue`, the answers `decide`, stats and verification `reports`; a
 project's own agents and releases are `scaffold` and `project` (`hitl new`, `hitl upgrade`).

@@ -6,16 +6,15 @@ themselves are `decide`'s. A pending interrupt is read by its shape alone, whate
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 from rich.table import Table
 
-from hitl.cli.form_fields import field_lines
+from hitl.cli.pending_view import field_lines, interrupt_lines, may_escalate
 from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
-from hitl.contracts.resume import pending_interrupts
+from hitl.contracts.asks import pending_interrupts, read
 
 if TYPE_CHECKING:
     from langgraph_sdk.client import SyncLangGraphClient
@@ -101,42 +100,26 @@ def also_waiting(item: dict[str, Any]) -> str:
 
 
 def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:
-    """Show a thread's pending approvals (a form's fields, their types and limits) and the decisions taken."""
-    client = connect(url, token)
-    try:
-        state = client.threads.get(thread)
-        values = client.threads.get_state(thread)["values"]
-        receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
-        pending = pending_interrupts(state)
-        asks = any((i.get("value") or {}).get("type") in {"form", "approval_request"} for i in pending)
-        schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if asks else {}
-    except httpx.HTTPError as error:
-        server_error(error)
+    """Show a thread's pending approvals (who decides, what answers, a form's fields) and the decisions."""
+    with connect(url, token) as client:  # closed after: `show` also runs in-process (a test, a script)
+        try:
+            state = client.threads.get(thread)
+            values = client.threads.get_state(thread)["values"]
+            receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
+            pending = pending_interrupts(state)
+            fields = any((a := read(i.get("value"))) and a.answered_with == "fields" for i in pending)
+            schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if fields else {}
+            escalated = escalations(client, thread) if may_escalate(pending) else {}
+        except httpx.HTTPError as error:
+            server_error(error)
     if emit({"status": state["status"], "pending": pending, "receipts": receipts}, as_json):
         return
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
     for interrupt in pending:
+        for line in interrupt_lines(interrupt, escalated_at=escalated.get(interrupt["id"])):
+            out.print(line, markup=False, soft_wrap=True)
         value = interrupt.get("value") or {}
-        configs = value.get("review_configs") or [value]
-        for index, action in enumerate(value.get("action_requests") or [value]):
-            what = action.get("name") or action.get("form") or action.get("action")
-            args = json.dumps(action.get("args") or action.get("context"))
-            config = configs[index] if index < len(configs) else {}
-            quorum = progress(
-                {"required": config.get("approvals_required"), "approved_by": config.get("approved_by")}
-            )
-            out.print(
-                f"  waiting  {interrupt['id']}  {action.get('agent', value.get('agent'))} wants {what}  "
-                f"call={action.get('tool_call_id')}  args={args}" + (f"  [{quorum}]" if quorum else ""),
-                markup=False,
-            )
-            if isinstance(note := action.get("first_line"), dict):
-                out.print(
-                    f"    first-line reviewer {note.get('reviewer')} ({note.get('model')}, a model) "
-                    f"left this to you: {note.get('reason')}",
-                    markup=False,
-                )
-        if isinstance(schema := schemas.get(interrupt["id"]), dict):
+        if isinstance(schema := schemas.get(interrupt["id"]), dict) and not _decided(value):
             title = f": {value['title']}" if value.get("title") else ""
             out.print(f"    to fill in{title} (hitl answer {thread} {interrupt['id']} --json '{{...}}')")
             for line in field_lines(schema):
@@ -152,6 +135,25 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
             f"  decided  {receipt['tool']}: {receipt['decision']} by {who}"
             + (f" [{quorum}]" if quorum else "")
         )
+
+
+def _decided(value: object) -> bool:
+    """Whether an interrupt is answered with decisions (approve, ...), not with fields of its own."""
+    asked = read(value)
+    return asked is not None and asked.answered_with == "decisions"
+
+
+def escalations(client: SyncLangGraphClient, thread: str) -> dict[str, str]:
+    """When the server escalated each interrupt of `thread` (its audit trail); none if not yours to read."""
+    try:
+        records = client.http.get(f"/audit/{thread}")["records"]
+    except httpx.HTTPStatusError:
+        return {}
+    return {
+        str(r.get("interrupt_id")): str(r.get("decided_at"))
+        for r in records
+        if r.get("decision") == "escalated"
+    }
 
 
 def run(agent: str, message: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson = False) -> None:

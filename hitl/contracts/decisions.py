@@ -13,13 +13,14 @@ from typing import Literal, NotRequired
 from langchain.agents.middleware.human_in_the_loop import (
     ApproveDecision,
     Decision,
-    DecisionType,
     EditDecision,
     RejectDecision,
     RespondDecision,
 )
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
+
+from hitl.contracts.interrupts import DecisionType
 
 __all__ = [
     "AllowInThread",

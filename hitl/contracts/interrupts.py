@@ -1,32 +1,66 @@
 """What the layer asks a person: the interrupt values of the gate and of tools, and who may answer them.
 
 A batched request (every gated call of a model turn), a per-call request, a tool's own form or
-sign-off. What a person answers is `hitl.contracts.decisions`; what the server keeps of it,
-`hitl.contracts.records`. Shapes only: the gate builds them (`hitl.gate.review_requests`).
+sign-off, each by kind in `InterruptShapes` (and `catalogue`, what the shapes say of each kind). What
+a person answers is `hitl.contracts.decisions`; what the server keeps of it, `hitl.contracts.records`;
+how a client reads these, `hitl.contracts.asks`. Shapes only: the gate builds them
+(`hitl.gate.review_requests`). Loads no agent code, so any client may import it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from dataclasses import dataclass
+from functools import cache
+from typing import Annotated, Any, Literal, NotRequired, get_args, get_type_hints
 
-from langchain.agents.middleware.human_in_the_loop import DecisionType, InterruptMode
+from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict
 
 __all__ = [
     "ActionRequest",
     "ApprovalRequest",
     "BatchedApprovalRequest",
+    "Catalogue",
     "Decider",
+    "DecisionType",
     "FirstLineNote",
     "FormRequest",
     "InterruptMode",
+    "InterruptShapes",
     "ReviewConfig",
+    "Role",
     "ToolApprovalRequest",
+    "catalogue",
 ]
 
-Decider = str
-"""Who may answer an interrupt: `owner` (the thread's owner) or a group (`reviewer`, `supervisor`, a team
-such as `finance`; `hitl.policy.groups`)."""
+DecisionType = Literal["approve", "edit", "reject", "respond"]
+"""LangChain's decision vocabulary (`langchain.agents.middleware.human_in_the_loop.DecisionType`), written
+here so that reading a shape loads no agent code; a unit test holds the two equal."""
+InterruptMode = Literal["batched", "per_call"]
+"""LangChain's interrupt modes (its `InterruptMode`), likewise."""
+
+Role = Literal["requester", "reviewer", "supervisor"]
+"""A person's role; each role is a group of its own, and a supervisor is in `reviewer` too."""
+Owner = Literal["owner"]
+"""The decider that is no group: the thread's owner, who answers their own questions."""
+OWNER: Owner = "owner"
+MAX_GROUP_CHARS = 64
+GROUP_PATTERN = rf"^[a-z0-9._-]{{1,{MAX_GROUP_CHARS}}}$"
+"""A group's name: lowercase letters, digits, `-`, `_`, `.` (`owner` is written so too, and is no group)."""
+Decider = Annotated[str, Field(pattern=GROUP_PATTERN)]
+"""Who may answer an interrupt: `owner` (the thread's owner) or a group (a `Role`, or a team such as
+`finance`; `hitl.policy.groups`)."""
+SIGN_OFF_DECIDER: Decider = "reviewer"
+"""Who answers a sign-off (`ApprovalRequest`) that names nobody, and a stock LangChain request's calls."""
+ESCALATES_TO: Decider = "supervisor"
+"""Where an overdue approval goes when its value names no `escalate_to`."""
+EscalateTo = Annotated[
+    Decider,
+    Field(
+        default=ESCALATES_TO,
+        description="The group an overdue approval escalates to (a supervisor if absent).",
+    ),
+]
 
 
 class FirstLineNote(TypedDict):
@@ -74,8 +108,8 @@ class ReviewConfig(TypedDict):
 class BatchedApprovalRequest(TypedDict):
     """Batched mode: every gated call of one model turn, answered with `{"decisions": [...]}`."""
 
-    action_requests: list[ActionRequest]
-    review_configs: list[ReviewConfig]
+    action_requests: Annotated[list[ActionRequest], Field(min_length=1)]
+    review_configs: Annotated[list[ReviewConfig], Field(min_length=1)]
     agent: str
     requested_by: NotRequired[list[str]]
     """Who asked (the thread's owner and the run's caller): they may not approve, edit or answer
@@ -83,7 +117,7 @@ class BatchedApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""
 
 
@@ -111,7 +145,7 @@ class ToolApprovalRequest(TypedDict):
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""
     first_line: NotRequired[FirstLineNote]
     """Present when a first-line reviewer looked at the call first and left it to people."""
@@ -131,6 +165,9 @@ class FormRequest(TypedDict):
     context: dict[str, Any]
     agent: str
     tool_call_id: str
+    required_role: NotRequired[
+        Annotated[Decider, Field(default=OWNER, description="Who answers: the thread's owner if absent.")]
+    ]
 
 
 class ApprovalRequest(TypedDict):
@@ -141,10 +178,70 @@ class ApprovalRequest(TypedDict):
     message: str
     agent: str
     tool_call_id: str
+    required_role: NotRequired[
+        Annotated[
+            Decider, Field(default=SIGN_OFF_DECIDER, description="Who signs off: a reviewer if absent.")
+        ]
+    ]
     requested_by: NotRequired[list[str]]
     """Who asked; see `BatchedApprovalRequest.requested_by`."""
     deadline: NotRequired[str]
     on_expiry: NotRequired[Literal["reject", "escalate"]]
     escalated_seconds: NotRequired[float | None]
-    escalate_to: NotRequired[str]
+    escalate_to: NotRequired[EscalateTo]
     """Present when an escalation goes to a group other than `supervisor`."""
+
+
+class InterruptShapes(TypedDict):
+    """Every interrupt the layer sends, by kind (`hitl.contracts.asks.InterruptKind`): clients handle each.
+
+    Adding a shape is one entry here and in `InterruptKind`; `make schemas` publishes it (with its
+    examples), and every client that does not handle it fails its type check or its tests.
+    """
+
+    batched: BatchedApprovalRequest
+    tool_approval: ToolApprovalRequest
+    form: FormRequest
+    approval_request: ApprovalRequest
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """What the published shapes say of each kind, read from `InterruptShapes` once."""
+
+    shapes: dict[str, type]
+    adapters: dict[str, TypeAdapter[Any]]
+    tags: dict[str, str | None]
+    """Each kind's `type` tag; None for the batched request, which has none (LangChain's shape)."""
+    own_keys: dict[str, frozenset[str]]
+    """The keys only one kind has (`action_requests`, `review_configs`): how an untagged value is told."""
+    default_deciders: dict[str, Decider]
+    """Who answers a kind whose value names nobody: its shape's published default (a form: the owner)."""
+    unnamed: Decider
+    """Who answers what names nobody and has no default: a stock LangChain request, a value of no kind."""
+    escalates_to: Decider
+    """Where an overdue approval goes when its value names no group."""
+
+
+@cache
+def catalogue() -> Catalogue:
+    """What `InterruptShapes` says of each kind, built once on first use (`hitl.contracts.asks` reads it)."""
+    found = get_type_hints(InterruptShapes)
+    adapters = {kind: TypeAdapter(shape) for kind, shape in found.items()}
+    hints = {kind: get_type_hints(shape) for kind, shape in found.items()}
+    defaults = {
+        kind: adapter.json_schema()["properties"].get("required_role", {}).get("default")
+        for kind, adapter in adapters.items()
+    }
+    return Catalogue(
+        shapes=found,
+        adapters=adapters,
+        tags={kind: next(iter(get_args(h.get("type", type(None)))), None) for kind, h in hints.items()},
+        own_keys={
+            kind: frozenset(h).difference(*(other for name, other in hints.items() if name != kind))
+            for kind, h in hints.items()
+        },
+        default_deciders={kind: d for kind, d in defaults.items() if isinstance(d, str)},
+        unnamed=SIGN_OFF_DECIDER,
+        escalates_to=ESCALATES_TO,
+    )

@@ -1,7 +1,7 @@
 """Publishes the layer's contracts as JSON Schema: `python -m hitl.contracts.publish` (`make schemas`).
 
-Writes `hitl/contracts/schemas/contracts.json`, every contract of `interrupts`, `decisions`,
-`records` and `run_context`, and `web/src/contracts/forms.json`, the forms the served agents
+Writes `hitl/contracts/schemas/contracts.json`, every contract of `interrupts` (by kind: `asks`),
+`decisions`, `records` and `run_context`, and `web/src/contracts/forms.json`, the forms the served agents
 register (`hitl.contracts.forms`); the web app's TypeScript types are generated from both. Not
 `published_schema`, which caches the schema of an interrupt's answer while the server runs.
 """
@@ -20,13 +20,18 @@ from hitl.contracts.decisions import (
     ApproveAndAllowDecision,
     BatchedResponse,
     Decision,
+    DecisionType,
 )
 from hitl.contracts.forms import registered
 from hitl.contracts.interrupts import (
     ApprovalRequest,
     BatchedApprovalRequest,
     FormRequest,
+    InterruptShapes,
+    Owner,
+    Role,
     ToolApprovalRequest,
+    catalogue,
 )
 from hitl.contracts.records import (
     Allowance,
@@ -37,15 +42,18 @@ from hitl.contracts.records import (
     FirstLineReview,
     InboxItem,
     InboxPage,
+    Me,
     RecordedDecision,
 )
 from hitl.contracts.run_context import PolicyOverride, RunContext
 
 PUBLISHED: dict[str, Any] = {
+    "InterruptShapes": InterruptShapes,
     "BatchedApprovalRequest": BatchedApprovalRequest,
     "BatchedResponse": BatchedResponse,
     "ToolApprovalRequest": ToolApprovalRequest,
     "Decision": Decision,
+    "DecisionType": DecisionType,
     "FormRequest": FormRequest,
     "ApprovalRequest": ApprovalRequest,
     "ApprovalAnswer": ApprovalAnswer,
@@ -61,15 +69,29 @@ PUBLISHED: dict[str, Any] = {
     "Allowance": Allowance,
     "PolicyOverride": PolicyOverride,
     "RunContext": RunContext,
+    "Role": Role,
+    "Owner": Owner,
+    "Me": Me,
 }
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "contracts.json"
+EXAMPLES_PATH = Path(__file__).parent / "schemas" / "examples.json"
+"""Example values of each interrupt kind, published as their shape's JSON Schema `examples`: every
+client's tests read them from `contracts.json`, so a kind added to the contract comes with values each
+client must show (tests/unit/contracts/test_every_client_reads_every_shape.py, the web app's tests)."""
 FORMS_PATH = Path("web") / "src" / "contracts" / "forms.json"
 """Where `main` publishes the served agents' forms: the web app generates its types from both files."""
 
 
 def contracts_schema() -> dict[str, Any]:
-    """One JSON Schema document whose `$defs` hold every published contract of the layer."""
-    return _document("HitlContracts", PUBLISHED)
+    """One JSON Schema document whose `$defs` hold every published contract of the layer.
+
+    Each interrupt shape carries the example values `EXAMPLES_PATH` gives its kind (none: an empty list).
+    """
+    document = _document("HitlContracts", PUBLISHED)
+    examples = json.loads(EXAMPLES_PATH.read_text())
+    for kind, shape in catalogue().shapes.items():
+        document["$defs"][shape.__name__]["examples"] = examples.get(kind, [])
+    return document
 
 
 def forms_schema() -> dict[str, Any]:

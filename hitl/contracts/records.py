@@ -2,7 +2,7 @@
 
 A receipt is a decision the server accepted (kept in the thread's state and signed); an audit
 record one line of a thread's trail; an inbox item one action a person may decide; an allowance
-a standing approval an approve granted. The bodies of `GET /inbox` and `GET /audit/...` too.
+a standing approval an approve granted. The bodies of `GET /inbox`, `GET /audit/...` and `GET /me` too.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, Literal, NotRequired, get_args
 from typing_extensions import TypedDict
 
 from hitl.contracts.decisions import ArgBound  # noqa: TC001  (pydantic reads the annotations at runtime)
-from hitl.contracts.interrupts import Decider  # noqa: TC001  (as above)
+from hitl.contracts.interrupts import Decider, Role  # noqa: TC001  (as above)
 
 __all__ = [
     "PERSON_DECISIONS",
@@ -27,6 +27,7 @@ __all__ = [
     "FirstLineStamp",
     "InboxItem",
     "InboxPage",
+    "Me",
     "ReceiptVerdict",
     "RecordedDecision",
     "Waiting",
@@ -241,3 +242,18 @@ class Allowance(TypedDict):
     """The granter's groups beyond their role: it covers calls one of these groups decides."""
     revoked_by: NotRequired[str]
     revoked_at: NotRequired[str]
+
+
+class Me(TypedDict):
+    """The body of `GET /me`: who the caller is, and the groups they decide as (cards offer buttons by it)."""
+
+    identity: str
+    role: Role
+    groups: NotRequired[list[str]]
+    """The teams beyond their role they decide for (`finance`), present only when any; a requester
+    decides for none, whatever teams they are in (`hitl.policy.groups.deciding`)."""
+    decides_as: list[Decider]
+    """Every group they may decide as, their roles among them (a supervisor is in `reviewer` too); a
+    call for one of these is theirs to decide, an `owner` question only on their own threads."""
+    staff: bool
+    """Whether they may read threads they did not start (reviewers and supervisors)."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from hitl.policy.groups import OWNER, check_decider, is_decider
+from hitl.contracts.interrupts import ESCALATES_TO, OWNER
+from hitl.policy.groups import check_decider, is_decider
 
 Expiry = Literal["reject", "escalate"]
-ESCALATES_TO = "supervisor"
 
 
 @dataclass(frozen=True)

@@ -11,25 +11,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, get_args
+
+from hitl.contracts.interrupts import GROUP_PATTERN, MAX_GROUP_CHARS, OWNER, Role
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-ROLE_GROUPS = frozenset({"requester", "reviewer", "supervisor"})
-"""The roles, which are groups of their own: nobody is put in one by naming it as a group."""
+ROLE_GROUPS: frozenset[str] = frozenset(get_args(Role))
+"""The roles (`hitl.contracts.interrupts.Role`), which are groups of their own: nobody is put in one by
+naming it as a group. `OWNER` is not a group: the thread's owner answers their own questions."""
 DECIDING_ROLES = frozenset({"reviewer", "supervisor"})
 """The roles whose holders decide for groups; a requester answers only their own thread's questions."""
-OWNER = "owner"
-"""Not a group: the thread's owner answers their own questions."""
 SYSTEM_ACTOR = "system"
 """The server's own actor: who signs the watcher's expiries and escalations."""
 UNKNOWN_ACTOR = "unknown"
 """Who decided, in analytics and metrics, when a record's roles cannot be read."""
 RESERVED_NAMES = frozenset({SYSTEM_ACTOR, UNKNOWN_ACTOR})
 """Names the server writes for itself: no person (`HITL_USERS`, OIDC), group or decider may take one."""
-MAX_GROUP_CHARS = 64
-_NAME = re.compile(rf"[a-z0-9._-]{{1,{MAX_GROUP_CHARS}}}")
+_NAME = re.compile(GROUP_PATTERN)
 _RULE = (
     f"lowercase letters, digits, '-', '_', '.'; at most {MAX_GROUP_CHARS} characters; neither 'owner' "
     f"nor a name the server keeps for itself ({', '.join(sorted(RESERVED_NAMES))})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hitl.contracts.asks import deciders_of
 from hitl.policy.groups import ROLE_GROUPS, who
 
 if TYPE_CHECKING:
@@ -45,9 +46,7 @@ def _asks(item: Pending, owner: object) -> list[str]:
 def _who(item: Pending, config: Any, owner: object) -> str:  # noqa: ANN401  (an interrupt's config, any shape)
     """Who decides a call: 'a supervisor decides', '2 different reviewers decide (1 so far: ...)'."""
     config = config if isinstance(config, dict) else {}
-    role = item.escalated_to or config.get("required_role")
-    if role is None:
-        role = "owner" if isinstance(item.value, dict) and item.value.get("type") == "form" else "reviewer"
+    role = item.escalated_to or next(iter(deciders_of(config)))  # a call's config, or the value itself
     if role == "owner":
         return f"the thread's owner{f' ({owner})' if owner else ''} answers"
     needed = config.get("approvals_required")

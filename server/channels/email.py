@@ -2,11 +2,11 @@
 
 A link never decides by itself (mail scanners follow links): it opens the thread, and deciding
 needs the signed-in user. Recipients are the `HITL_USERS` users who may decide the approval
-(its role, an escalation's, or the owner for a form) and have an address in
-`HITL_USER_EMAILS`, except the people who asked for it (they may not approve it). Sent with
-`aiosmtplib` by `server.coordination.outbox` (no blocking I/O on the server's event loop), one message
-per person, each delivered at least once with a stable Message-ID. A group's shared address
-(`HITL_GROUP_EMAILS`) gets the notices of what the group decides too. Not for OIDC users,
+(its role, an escalation's, or the owner for a form and their own questions) and have an address in
+`HITL_USER_EMAILS`, except the people who asked for it (they may not approve it), unless it is theirs.
+Sent with `aiosmtplib` by `server.coordination.outbox` (no blocking I/O on the server's event
+loop), one message per person, each delivered at least once with a stable Message-ID. A group's shared
+address (`HITL_GROUP_EMAILS`) gets the notices of what the group decides too. Not for OIDC users,
 whom the server only meets when they call.
 """
 
@@ -16,6 +16,8 @@ import json
 from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
+from hitl.contracts.asks import read
+from hitl.contracts.interrupts import OWNER
 from hitl.policy.groups import group_map
 from server.channels.slack_message import thread_link, who_decides
 from server.identity.users import directory
@@ -35,16 +37,26 @@ def addresses(settings: Settings) -> dict[str, str]:
 
 
 def recipients(settings: Settings, pending: Pending, owner: str | None) -> list[tuple[User, str]]:
-    """Who may decide `pending` and has an address, without the people who asked for it."""
+    """Who may decide `pending` and has an address; not the people who asked for it, unless it is theirs.
+
+    Theirs (`hitl.contracts.asks`): an owner's own question, or calls whose policy lets the asker decide
+    (`self_approval`), not escalated. Anyone else who asked may not approve it, so is not told to.
+    """
     value = pending.value if isinstance(pending.value, dict) else {}
-    asked = value.get("requested_by")
-    askers = {str(p) for p in asked} if isinstance(asked, list) else set()
+    listed = value.get("requested_by")
+    askers = {str(p) for p in listed} if isinstance(listed, list) else set()
+    asked = read(value)
+    theirs = (
+        asked is not None
+        and pending.escalated_to is None
+        and all(ask.decider == OWNER or ask.self_approval for ask in asked.asks)
+    )
     known = addresses(settings)
     return [
         (user, known[user.identity])
         for user in directory().users()
         if user.identity in known
-        and user.identity not in askers
+        and (theirs or user.identity not in askers)
         and all(user.may_decide(d, owner) for d in pending.deciders)
     ]
 

@@ -15,11 +15,12 @@ import logging
 import time
 from collections import Counter
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from langgraph_sdk import Auth, get_client
 from starlette.responses import JSONResponse, Response
 
+from hitl.contracts.asks import read
 from hitl.contracts.records import AuditRecord
 from hitl.settings import get_settings
 from server.channels import slack_replies
@@ -147,14 +148,20 @@ def _answer(pending: Pending, decision: str, reason: str) -> Any:  # noqa: ANN40
     """The resume answer to `pending` for an Approve or Reject press, or None if the shape allows none."""
     if decision == REJECT:
         return rejection(pending, reason)
-    value = pending.value if isinstance(pending.value, dict) else {}
-    if isinstance(value.get("action_requests"), list):
-        return {"decisions": [{"type": APPROVE} for _ in value["action_requests"]]}
-    if value.get("type") == "tool_approval":
-        return {"type": APPROVE}
-    if value.get("type") == "approval_request":
-        return {"approved": True, "reason": None}
-    return None
+    asked = read(pending.value)
+    if asked is None or not all(APPROVE in ask.decisions for ask in asked.asks):
+        return None
+    match asked.kind:  # every published kind (`hitl.contracts.asks`): mypy checks none is missed
+        case "batched":
+            return {"decisions": [{"type": APPROVE} for _ in asked.asks]}
+        case "tool_approval":
+            return {"type": APPROVE}
+        case "approval_request":
+            return {"approved": True, "reason": None}
+        case "form":
+            return None
+        case _:
+            assert_never(asked.kind)
 
 
 async def _assistant_of(graph_id: str) -> str:

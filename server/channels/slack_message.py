@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from hitl.contracts.asks import read
 from hitl.policy.groups import who
 
 if TYPE_CHECKING:
@@ -24,11 +25,6 @@ REASON_BLOCK = "hitl_reason"
 REASON_INPUT = "reason"
 MAX_ARGS_CHARS = 2500
 """Slack refuses a section text over 3,000 characters: longer args are cut, the web app has them all."""
-DECIDERS = {
-    "reviewer": "a reviewer",
-    "supervisor": "a supervisor",
-    "owner": "the person who asked (the thread's owner)",
-}
 
 
 CODE_FENCE = "`"
@@ -57,26 +53,21 @@ def button_value(thread_id: str, interrupt_id: str) -> str:
 
 
 def decisions_offered(pending: Pending) -> tuple[bool, bool]:
-    """Whether Approve and Reject can answer `pending` from Slack (forms and answers need the web app)."""
-    value = pending.value if isinstance(pending.value, dict) else {}
-    if isinstance(value.get("action_requests"), list):
-        configs = value.get("review_configs") or []
-        allowed = [set(c.get("allowed_decisions") or []) for c in configs]
-        if len(allowed) != len(value["action_requests"]):
-            return False, False
-        return all(APPROVE in a for a in allowed), all(REJECT in a for a in allowed)
-    if value.get("type") == "tool_approval":
-        allowed_here = set(value.get("allowed_decisions") or [])
-        return APPROVE in allowed_here, REJECT in allowed_here
-    if value.get("type") == "approval_request":
-        return True, True
-    return False, False
+    """Whether Approve and Reject can answer `pending` from Slack: each thing it asks allows them.
+
+    Read through the published contract (`hitl.contracts.asks`): a form, an answer only a person
+    writes (respond) or a value of no published shape gets the web app's link alone.
+    """
+    asked = read(pending.value)
+    if asked is None:
+        return False, False
+    allowed = [set(ask.decisions) for ask in asked.asks]
+    return all(APPROVE in a for a in allowed), all(REJECT in a for a in allowed)
 
 
 def who_decides(row: dict[str, Any]) -> str:
-    """Who must decide a row, in words, with a quorum's progress."""
-    role = str(row.get("required_role") or "reviewer")
-    words = DECIDERS.get(role) or who(role)
+    """Who must decide a row (its `required_role`, an escalation's), in words, with a quorum's progress."""
+    words = who(str(row.get("required_role")))
     approvals = row.get("approvals")
     if isinstance(approvals, dict) and isinstance(approvals.get("required"), int):
         required = approvals["required"]

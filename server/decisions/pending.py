@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from hitl.contracts.asks import deciders_of
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -61,15 +63,10 @@ class Pending:
 
     @property
     def deciders(self) -> set[Decider]:
-        """Who must answer: every action of a batch counts; an escalation overrides them all."""
+        """Who must answer (`hitl.contracts.asks.deciders_of`); an escalation overrides them all."""
         if self.escalated_to:
             return {self.escalated_to}
-        value = self.value if isinstance(self.value, dict) else {}
-        if isinstance(value.get("review_configs"), list):
-            return {rc.get("required_role", "reviewer") for rc in value["review_configs"]}
-        if value.get("required_role"):
-            return {value["required_role"]}
-        return {"owner"} if value.get("type") == "form" else {"reviewer"}
+        return deciders_of(self.value)
 
     def escalated(self, roles: Mapping[str, Decider]) -> Pending:
         """This interrupt as the server's escalation records have it (`server.records.threads.roles`)."""

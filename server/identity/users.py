@@ -13,10 +13,11 @@ import ipaddress
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from disarm import is_mixed_script, skeleton_key
 
+from hitl.contracts.interrupts import Role
 from hitl.policy.first_line import ACTOR_PREFIX
 from hitl.policy.groups import RESERVED_NAMES, deciding, extra_groups
 from hitl.settings import get_settings
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
     from hitl.contracts.interrupts import Decider
 
-Role = Literal["requester", "reviewer", "supervisor"]
 ROLES: tuple[Role, ...] = get_args(Role)
 DEV_TOKEN_PREFIX = "dev-"  # noqa: S105  (a prefix that marks published tokens, not a secret)
 """Tokens anyone can read in `.env.example`; see `check_dev_tokens`."""

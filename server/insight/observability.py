@@ -2,7 +2,8 @@
 
 `GET /hitl/metrics` (Prometheus text) and `GET /analytics` are for reviewers and supervisors
 (a requester gets 403; no token, 401 from the server's auth). `GET /me` tells any signed-in
-client its own name and role, so the web app offers the dashboard only to those who may read it.
+client its own name, role and the groups it decides as, so the web app offers the dashboard only to
+those who may read it, and a card's buttons only to those who may press them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from server.records import history
 
 if TYPE_CHECKING:
     from starlette.requests import Request
+
+    from hitl.contracts.records import Me
 
 
 def _not_staff(user: User, what: str) -> JSONResponse | None:
@@ -62,14 +65,21 @@ async def analytics_page(request: Request) -> JSONResponse:
 
 
 async def me(request: Request) -> JSONResponse:
-    """GET /me: the caller's name and role, and the teams they decide for (`groups`, only when any).
+    """GET /me (`hitl.contracts.records.Me`): name, role, the teams and the groups the caller decides as.
 
     A requester decides for no team, whatever teams they are in (`hitl.policy.groups.deciding`).
     """
     user = request_user(request)
     decides = sorted(user.groups - set(user.roles))
     teams = {"groups": decides} if decides else {}
-    return JSONResponse({"identity": user.identity, "role": user.role, **teams})
+    body: Me = {
+        "identity": user.identity,
+        "role": user.role,
+        **teams,  # type: ignore[typeddict-item]
+        "decides_as": sorted(user.groups),
+        "staff": user.is_staff,
+    }
+    return JSONResponse(body)
 
 
 ROUTES: list[BaseRoute] = [

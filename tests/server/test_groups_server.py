@@ -21,7 +21,8 @@ import pytest
 from agents.offline import phrases
 from server.runtime.replicas import stop
 from tests.conftest import add_order
-from tests.devserver import TEST_USERS, dev_users, sdk_client, serving, start_dev_server
+from tests.devserver import TEAM_USERS as TEAM_STAFF
+from tests.devserver import TEAMS, TEST_USERS, dev_users, sdk_client, serving, start_dev_server
 from tests.notices import Receiver
 from tests.oidc_issuer import Issuer
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
@@ -36,18 +37,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.server
 
-TEAM_USERS = (
-    "finance1:reviewer+finance:test-finance1,"
-    "lead1:reviewer+finance+finance-leads:test-lead1,"
-    "lead2:reviewer+finance-leads:test-lead2,"
-    "sre1:reviewer+sre:test-sre1,"
-    "cust1:requester+finance:test-cust1"
-)
-TEAMS = {
-    "REFUND_DECIDER_GROUP": "finance",
-    "REFUND_LEAD_GROUP": "finance-leads",
-    "OPS_DECIDER_GROUP": "sre",
-}
+TEAM_USERS = f"{TEAM_STAFF},cust1:requester+finance:test-cust1"
+"""The teams of `tests.devserver`, and a customer (requester) in finance, who decides nothing."""
 TOKENS = {
     "requester1": "dev-requester1",
     "reviewer1": "dev-reviewer1",
@@ -136,8 +127,15 @@ async def test_finance_decides_refunds_and_sre_or_a_plain_reviewer_may_not(as_us
         "identity": "lead1",
         "role": "reviewer",
         "groups": ["finance", "finance-leads"],
+        "decides_as": ["finance", "finance-leads", "reviewer"],
+        "staff": True,
     }
-    assert await as_user("reviewer1").http.get("/me") == {"identity": "reviewer1", "role": "reviewer"}
+    assert await as_user("supervisor1").http.get("/me") == {
+        "identity": "supervisor1",
+        "role": "supervisor",
+        "decides_as": ["reviewer", "supervisor"],
+        "staff": True,
+    }
 
     await as_user("finance1").runs.wait(thread_id, "support", command=decisions(APPROVE))
     assert refunded(teams_server, order_id) == [300.0]

@@ -90,7 +90,12 @@ async def test_metrics_and_analytics_are_for_reviewers_and_supervisors(server, p
     assert "since must be an ISO 8601 time" in bad.json()["detail"]
     assert backwards.status_code == 400
     assert "since must be before until" in backwards.json()["detail"]
-    assert me.json() == {"identity": "reviewer1", "role": "reviewer"}
+    assert me.json() == {
+        "identity": "reviewer1",
+        "role": "reviewer",
+        "decides_as": ["reviewer"],
+        "staff": True,
+    }
 
 
 async def test_a_refund_cycle_moves_the_metrics_and_the_analytics(

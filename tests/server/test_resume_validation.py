@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.offline import phrases
-from hitl.contracts.resume import build_resume, pending_interrupts
+from hitl.contracts.asks import build_resume, pending_interrupts
 from tests.server.helpers import APPROVE, decisions, only_pending, refused, start
 
 pytestmark = pytest.mark.server

@@ -76,12 +76,17 @@ async def chromium() -> AsyncIterator[Browser]:
 
 
 @asynccontextmanager
-async def reviewer_app(request, chromium: Browser, server_url: str) -> AsyncIterator[ReviewerApp]:
-    """The reviewer app served by `server_url`; every tab it opened is saved if the test failed."""
+async def reviewer_app(
+    request, chromium: Browser, server_url: str, tokens: dict[str, str] | None = None
+) -> AsyncIterator[ReviewerApp]:
+    """The reviewer app served by `server_url`; every tab it opened is saved if the test failed.
+
+    `tokens` signs people in by name (the dev users' by default; a server with more people adds theirs).
+    """
     if not (ROOT / "web" / "dist" / "index.html").is_file():
         pytest.fail("web/dist is not built: `make test` builds it (or: cd web && npm ci && npm run build)")
     contexts: list[BrowserContext] = []
-    app = ReviewerApp(chromium, f"{server_url}/app/", TOKENS, contexts, WAIT_MS)
+    app = ReviewerApp(chromium, f"{server_url}/app/", tokens or TOKENS, contexts, WAIT_MS)
     try:
         yield app
     finally:

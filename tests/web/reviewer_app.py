@@ -5,6 +5,7 @@ Selectors live here once (the app's `data-testid`s), so a test reads like what a
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Locator, Page
 
 THREAD_ID = re.compile(r"^[0-9a-f-]{36}$")
+TOKEN_KEY = "hitl.token"  # noqa: S105  (where the token is kept, not a token)
+"""Where the app keeps a tab's bearer token (sessionStorage; web/src/auth/session.ts)."""
 
 
 @dataclass
@@ -116,6 +119,20 @@ class ReviewerApp:
         self.tabs.append(tab)
         await page.goto(self.url)
         await page.get_by_test_id("signin-page").wait_for()
+        return tab
+
+    async def signed_in(self, user: str) -> Tab:
+        """A new tab (browser context of its own) already holding `user`'s token, on no page yet.
+
+        For tests that open many threads as many people: the sign-in page itself is `sign_in`'s.
+        """
+        context = await self.browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(self.wait_ms)
+        self.contexts.append(context)
+        token = json.dumps(self.tokens[user])
+        await context.add_init_script(f"window.sessionStorage.setItem({json.dumps(TOKEN_KEY)}, {token});")
+        tab = Tab(user=user, page=await context.new_page(), url=self.url)
+        self.tabs.append(tab)
         return tab
 
     async def sign_in(self, user: str, width: int = 1280) -> Tab:

@@ -2,7 +2,10 @@
 // Source: ../hitl/contracts/schemas/contracts.json and src/contracts/forms.json (the forms the served
 // agents register), both published by `make schemas` (python -m hitl.contracts.publish), when they
 // exist; any definition neither publishes yet is taken from the provisional src/contracts/contracts.json,
-// and listed on stdout. With no published file, the provisional copy alone is used.
+// and listed on stdout. With no published file, the provisional copy alone is used. A provisional
+// definition the published file has too is an error: the app keeps no second copy of a contract.
+// `--check` writes nothing: it exits 1 when generated.ts is not what the contracts generate (the
+// drift test, tests/unit/contracts/test_contracts.py); `make schemas` runs this after publishing.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,7 +46,16 @@ function stripTitles(node) {
 const refsToDefs = (schema) =>
   JSON.parse(JSON.stringify(schema).replaceAll('"#/definitions/', '"#/$defs/'));
 
+const check = process.argv.includes("--check");
 const sources = [published, forms, provisional].filter((path) => path === provisional || existsSync(path));
+if (sources.length > 1) {
+  const kept = Object.keys(definitionsOf(provisional));
+  const copies = kept.filter((name) => sources.slice(0, -1).some((path) => name in definitionsOf(path)));
+  if (copies.length) {
+    console.error(`src/contracts/contracts.json keeps a copy of published contracts: ${copies.join(", ")}; delete them there`);
+    process.exit(1);
+  }
+}
 const merged = {};
 const origin = {};
 for (const path of sources) {
@@ -81,6 +93,15 @@ const ts = await compile(root, "HitlContracts", {
   format: true,
   style: { singleQuote: false, printWidth: 100 },
 });
+if (check) {
+  const current = existsSync(output) ? readFileSync(output, "utf8") : "";
+  if (current !== ts) {
+    console.error(`${relative(webRoot, output)} is not what the published contracts generate: run \`make schemas\``);
+    process.exit(1);
+  }
+  console.log(`${relative(webRoot, output)} is up to date`);
+  process.exit(0);
+}
 writeFileSync(output, ts);
 console.log(`wrote ${relative(webRoot, output)} from ${sources.map((p) => relative(webRoot, p)).join(" + ")}`);
 if (fallbacks.length) console.log(`provisional definitions: ${fallbacks.join(", ")}`);

@@ -9,6 +9,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from hitl.contracts.publish import EXAMPLES_PATH
 from hitl.settings import get_settings
 from server.channels import slack_message, slack_replies
 from server.channels.routes import ROUTES
@@ -18,6 +19,8 @@ from services.database import connect
 from tests.fake_slack import SIGNING_SECRET, sign
 
 BODY = b"payload=%7B%22type%22%3A%22block_actions%22%7D"
+EXAMPLES = {kind: values[0] for kind, values in json.loads(EXAMPLES_PATH.read_text()).items()}
+"""One published example value of each interrupt kind."""
 
 
 def test_slacks_signature_is_checked_on_the_exact_body():
@@ -95,13 +98,20 @@ def test_the_actions_route_is_off_without_a_signing_secret(monkeypatch):
 
 
 def test_buttons_follow_the_decisions_the_interrupt_allows():
-    """message: respond-only and forms get the web app link alone; approval requests get both buttons."""
-    ask = Pending(id="a" * 32, value={"type": "tool_approval", "allowed_decisions": ["respond"]})
-    form = Pending(id="b" * 32, value={"type": "form", "form": "flight-booking"})
-    signoff = Pending(id="c" * 32, value={"type": "approval_request", "action": "deploy"})
+    """message: respond-only, forms and values of no published shape get the web app link alone.
+
+    Approval requests get both buttons; a batch only the buttons every call allows.
+    """
+    ask = Pending(id="a" * 32, value={**EXAMPLES["tool_approval"], "allowed_decisions": ["respond"]})
+    form = Pending(id="b" * 32, value=EXAMPLES["form"])
+    signoff = Pending(id="c" * 32, value=EXAMPLES["approval_request"])
+    batch = Pending(id="d" * 32, value=EXAMPLES["batched"])
+    unknown = Pending(id="e" * 32, value={"type": "approval_request", "action": "deploy"})
     assert slack_message.decisions_offered(ask) == (False, False)
     assert slack_message.decisions_offered(form) == (False, False)
     assert slack_message.decisions_offered(signoff) == (True, True)
+    assert slack_message.decisions_offered(batch) == (True, True)
+    assert slack_message.decisions_offered(unknown) == (False, False)
     row = {"thread_id": "t1", "tool": "deploy", "agent": "deployer", "graph_id": "ops", "args": {"x": 1}}
     message = slack_message.pause_message(form, [row], "https://hitl.example.com/")
     [actions] = [b for b in message["blocks"] if b["type"] == "actions"]

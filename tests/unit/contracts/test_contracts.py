@@ -38,6 +38,18 @@ def test_the_served_agents_forms_are_published_and_up_to_date():
     assert json.loads(published.read_text()) == served
 
 
+def test_the_decision_vocabulary_is_langchains():
+    """vocabulary: the contract's DecisionType and InterruptMode are LangChain's, value for value."""
+    from typing import get_args  # noqa: PLC0415
+
+    from langchain.agents.middleware import human_in_the_loop as langchain  # noqa: PLC0415
+
+    from hitl.contracts import interrupts  # noqa: PLC0415
+
+    assert get_args(interrupts.DecisionType) == get_args(langchain.DecisionType)
+    assert get_args(interrupts.InterruptMode) == get_args(langchain.InterruptMode)
+
+
 def test_every_contract_is_published():
     """coverage: batched and per-call requests, the batched response, decisions and forms are all there."""
     defs = contracts_schema()["$defs"]

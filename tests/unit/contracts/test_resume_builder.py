@@ -1,10 +1,10 @@
-"""`hitl.contracts.resume`: decisions bound to tool call ids, whatever order they come in."""
+"""`hitl.contracts.asks`: decisions bound to tool call ids, whatever order they come in."""
 
 from __future__ import annotations
 
 import pytest
 
-from hitl.contracts.resume import ResumeError, build_resume
+from hitl.contracts.asks import ResumeError, build_resume
 
 BATCH = {
     "id": "a" * 32,

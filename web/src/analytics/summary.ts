@@ -2,11 +2,13 @@
  * The shape of `GET /analytics` (server/insight/analytics.py `summarise`) and its one guard.
  * Written by hand: the summary is a server view, not a contract of hitl/contracts/.
  */
+import type { RecordedDecision } from "../contracts/generated";
+import { RECORDED_DECISIONS } from "../contracts/schema";
 import { isRecord } from "../interrupts/guards";
 
-/** What a pending approval ended as: a person's recorded decision (`RecordedDecision`), or the watcher's expiry. */
-export const KINDS = ["approve", "edit", "reject", "respond", "answered", "cancel", "withdrawn", "expire"] as const;
-export type Kind = (typeof KINDS)[number];
+/** What a pending approval ended as: a person's recorded decision (the contract's `RecordedDecision`), or the watcher's expiry. */
+export type Kind = RecordedDecision | "expire";
+export const KINDS: readonly Kind[] = [...RECORDED_DECISIONS, "expire"];
 
 export interface GroupStats {
   decisions: number;

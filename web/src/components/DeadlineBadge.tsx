@@ -7,15 +7,17 @@ interface DeadlineBadgeProps {
   deadline: string | null | undefined;
   onExpiry?: Expiry | null;
   escalated?: boolean;
+  /** The group an overdue approval goes to (named in "then it goes to someone in finance-leads"). */
+  escalatesTo?: string | null;
   /** Inbox rows are short: no "then ..." sentence. */
   compact?: boolean;
 }
 
-export function DeadlineBadge({ deadline, onExpiry, escalated = false, compact = false }: DeadlineBadgeProps) {
+export function DeadlineBadge({ deadline, onExpiry, escalated = false, escalatesTo, compact = false }: DeadlineBadgeProps) {
   const now = useNow();
   const view = countdown(deadline, now);
   if (!view && !escalated) return null;
-  const then = compact ? null : expiryText(onExpiry, escalated);
+  const then = compact ? null : expiryText(onExpiry, escalated, escalatesTo);
   return (
     <span className="deadline-line">
       {escalated && (

@@ -2,7 +2,7 @@
  * source: ../hitl/contracts/schemas/contracts.json
  * source: src/contracts/forms.json
  * source: src/contracts/contracts.json
- * provisional (not yet published): AppConfig, DecisionType, DevUser
+ * provisional (not yet published): AppConfig, DevUser
  */
 
 /**
@@ -17,10 +17,20 @@ export type Decision = ApproveDecision | EditDecision | RejectDecision | Respond
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 /**
  * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Owner".
+ */
+export type Owner = "owner";
+/**
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "RecordedDecision".
  */
 export type RecordedDecision =
   "approve" | "edit" | "reject" | "respond" | "answered" | "cancel" | "withdrawn";
+/**
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Role".
+ */
+export type Role = "requester" | "reviewer" | "supervisor";
 
 /**
  * Every named contract of the HITL layer.
@@ -57,13 +67,17 @@ export interface HitlContracts {
   FormRequest?: FormRequest;
   InboxItem?: InboxItem;
   InboxPage?: InboxPage;
+  InterruptShapes?: InterruptShapes;
   MaxBound?: MaxBound;
+  Me?: Me;
+  Owner?: Owner;
   PolicyOverride?: PolicyOverride;
   ReceiptVerdict?: ReceiptVerdict;
   RecordedDecision?: RecordedDecision;
   RejectDecision?: RejectDecision;
   RespondDecision?: RespondDecision;
   ReviewConfig?: ReviewConfig;
+  Role?: Role;
   RunContext?: RunContext;
   ToolApprovalRequest?: ToolApprovalRequest;
   ToolOverride?: ToolOverride;
@@ -261,11 +275,18 @@ export interface ApprovalRequest {
   action: string;
   agent: string;
   deadline?: string;
+  /**
+   * The group an overdue approval escalates to (a supervisor if absent).
+   */
   escalate_to?: string;
   escalated_seconds?: number | null;
   message: string;
   on_expiry?: "reject" | "escalate";
   requested_by?: string[];
+  /**
+   * Who signs off: a reviewer if absent.
+   */
+  required_role?: string;
   tool_call_id: string;
   type: "approval_request";
 }
@@ -378,14 +399,23 @@ export interface ReceiptVerdict {
  * via the `definition` "BatchedApprovalRequest".
  */
 export interface BatchedApprovalRequest {
-  action_requests: ActionRequest[];
+  /**
+   * @minItems 1
+   */
+  action_requests: [ActionRequest, ...ActionRequest[]];
   agent: string;
   deadline?: string;
+  /**
+   * The group an overdue approval escalates to (a supervisor if absent).
+   */
   escalate_to?: string;
   escalated_seconds?: number | null;
   on_expiry?: "reject" | "escalate";
   requested_by?: string[];
-  review_configs: ReviewConfig[];
+  /**
+   * @minItems 1
+   */
+  review_configs: [ReviewConfig, ...ReviewConfig[]];
 }
 /**
  * What a reviewer may do with the action request at the same position.
@@ -531,6 +561,10 @@ export interface FormRequest {
     [k: string]: unknown;
   };
   form: string;
+  /**
+   * Who answers: the thread's owner if absent.
+   */
+  required_role?: string;
   title: string;
   tool_call_id: string;
   type: "form";
@@ -591,6 +625,65 @@ export interface InboxPage {
   total: number;
 }
 /**
+ * Every interrupt the layer sends, by kind (`hitl.contracts.asks.InterruptKind`): clients handle each.
+ *
+ * Adding a shape is one entry here and in `InterruptKind`; `make schemas` publishes it (with its
+ * examples), and every client that does not handle it fails its type check or its tests.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "InterruptShapes".
+ */
+export interface InterruptShapes {
+  approval_request: ApprovalRequest;
+  batched: BatchedApprovalRequest;
+  form: FormRequest;
+  tool_approval: ToolApprovalRequest;
+}
+/**
+ * Per-call mode: one gated call, answered by interrupt id with one decision.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "ToolApprovalRequest".
+ */
+export interface ToolApprovalRequest {
+  agent: string;
+  allowed_decisions?: ("approve" | "edit" | "reject" | "respond")[];
+  approvals_required?: number;
+  approved_by?: string[];
+  args: {
+    [k: string]: unknown;
+  };
+  deadline?: string;
+  description: string;
+  /**
+   * The group an overdue approval escalates to (a supervisor if absent).
+   */
+  escalate_to?: string;
+  escalated_seconds?: number | null;
+  first_line?: FirstLineNote;
+  may_allow?: boolean;
+  name: string;
+  on_expiry?: "reject" | "escalate";
+  requested_by?: string[];
+  required_role: string;
+  self_approval?: boolean;
+  tool_call_id: string;
+  type: "tool_approval";
+}
+/**
+ * The body of `GET /me`: who the caller is, and the groups they decide as (cards offer buttons by it).
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "Me".
+ */
+export interface Me {
+  decides_as: string[];
+  groups?: string[];
+  identity: string;
+  role: "requester" | "reviewer" | "supervisor";
+  staff: boolean;
+}
+/**
  * A policy override for one run, passed as `context={"policy": ...}`.
  *
  * Tightening (more gates, fewer decisions, a lower limit) is open to whoever may run the
@@ -641,32 +734,4 @@ export interface ToolOverride {
  */
 export interface RunContext {
   policy?: PolicyOverride;
-}
-/**
- * Per-call mode: one gated call, answered by interrupt id with one decision.
- *
- * This interface was referenced by `HitlContracts`'s JSON-Schema
- * via the `definition` "ToolApprovalRequest".
- */
-export interface ToolApprovalRequest {
-  agent: string;
-  allowed_decisions?: ("approve" | "edit" | "reject" | "respond")[];
-  approvals_required?: number;
-  approved_by?: string[];
-  args: {
-    [k: string]: unknown;
-  };
-  deadline?: string;
-  description: string;
-  escalate_to?: string;
-  escalated_seconds?: number | null;
-  first_line?: FirstLineNote;
-  may_allow?: boolean;
-  name: string;
-  on_expiry?: "reject" | "escalate";
-  requested_by?: string[];
-  required_role: string;
-  self_approval?: boolean;
-  tool_call_id: string;
-  type: "tool_approval";
 }

@@ -43,6 +43,7 @@ export function FlightBookingCard({ item, value, submit, busy }: FormCardProps<F
     <CardFrame
       kind={item.kind}
       interruptId={item.id}
+      subject={value.form}
       title={value.title}
       agent={value.agent}
       status={item.status}

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { approvalRequest, batched, form, toolApproval } from "../test/fixtures";
 import { deadlineOf, toPendingApproval, waitingOn, type PendingApproval } from "./pendingView";
 
-const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: deadlineOf({}, null), decider: null };
+const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: deadlineOf({ kind: "unknown", value: {} }, null), decider: null };
 
 describe("what pending approvals hold up", () => {
   it("every action of a batch and a per-call approval: their agents and tool calls", () => {
@@ -22,15 +22,29 @@ describe("what pending approvals hold up", () => {
 });
 
 describe("deadline of an interrupt", () => {
-  it("as stamped; after an escalation, the escalation's own wait from its time", () => {
-    const value = { deadline: "2026-12-02T12:00:00Z", on_expiry: "escalate", escalated_seconds: 600 };
-    expect(deadlineOf(value, null)).toEqual({ deadline: "2026-12-02T12:00:00Z", onExpiry: "escalate", escalated: false });
-    expect(deadlineOf(value, "2026-12-01T12:00:00Z")).toEqual({
+  it("as stamped; after an escalation, the escalation's own wait from its time, to the contract's group", () => {
+    const stamped = { deadline: "2026-12-02T12:00:00Z", on_expiry: "escalate", escalated_seconds: 600 } as const;
+    const item = { kind: "tool_approval", value: { ...toolApproval, ...stamped } } as const;
+    expect(deadlineOf(item, null)).toEqual({
+      deadline: "2026-12-02T12:00:00Z",
+      onExpiry: "escalate",
+      escalated: false,
+      escalatesTo: "supervisor",
+    });
+    expect(deadlineOf(item, "2026-12-01T12:00:00Z")).toEqual({
       deadline: "2026-12-01T12:10:00.000Z",
       onExpiry: "reject",
       escalated: true,
+      escalatesTo: "supervisor",
     });
-    expect(deadlineOf({}, null)).toEqual({ deadline: null, onExpiry: null, escalated: false });
+    const team = { kind: "tool_approval", value: { ...toolApproval, ...stamped, escalate_to: "finance-leads" } } as const;
+    expect(deadlineOf(team, null).escalatesTo).toBe("finance-leads");
+    expect(deadlineOf({ kind: "unknown", value: {} }, null)).toEqual({
+      deadline: null,
+      onExpiry: null,
+      escalated: false,
+      escalatesTo: null,
+    });
   });
 });
 
@@ -48,9 +62,13 @@ describe("who decides, as the interrupt says", () => {
     ]);
   });
 
-  it("escalated: a supervisor; a form: the thread's owner; a sign-off: a reviewer, never its asker", () => {
-    const escalated = toPendingApproval({ kind: "tool_approval", id: "t", value: toolApproval }, { ...state, escalatedAt: "2026-12-01T12:00:00Z" });
+  it("escalated: its escalate_to, else a supervisor; a form: the thread's owner; a sign-off: a reviewer, never its asker", () => {
+    const escalatedAt = "2026-12-01T12:00:00Z";
+    const escalated = toPendingApproval({ kind: "tool_approval", id: "t", value: toolApproval }, { ...state, escalatedAt });
     expect(escalated.decider?.requiredRole).toBe("supervisor");
+    const toTeam = { ...batched, escalate_to: "finance-leads" };
+    const team = toPendingApproval({ kind: "batched", id: "b", value: toTeam }, { ...state, escalatedAt });
+    expect(team.kind === "batched" && team.actions.map((a) => a.decider.requiredRole)).toEqual(["finance-leads", "finance-leads"]);
     expect(toPendingApproval({ kind: "form", id: "f", value: form }, state).decider?.requiredRole).toBe("owner");
     const signOff = toPendingApproval({ kind: "approval_request", id: "a", value: { ...approvalRequest, requested_by: ["ana"] } }, state);
     expect(signOff.decider).toEqual({ requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] });

@@ -12,9 +12,10 @@ import type {
   FormRequest,
   ToolApprovalRequest,
 } from "../contracts/generated";
+import { defaultDecider, defaultEscalation, type InterruptKind } from "../contracts/schema";
 import { isRecord, type ClassifiedInterrupt } from "../interrupts/guards";
 import { escalatedDeadline, type Expiry } from "../present/deadline";
-import { OWNER_ANSWERS, type DeciderRule } from "../present/deciders";
+import type { DeciderRule } from "../present/deciders";
 import { quorumOfRequest, type Quorum } from "../present/quorum";
 import {
   allowedDecisionsFromSchema,
@@ -48,6 +49,8 @@ export interface DeadlineInfo {
   deadline: string | null;
   onExpiry: Expiry | null;
   escalated: boolean;
+  /** The group an overdue approval goes to (its `escalate_to`, else the contract's default). */
+  escalatesTo: string | null;
 }
 
 interface PendingBase {
@@ -73,20 +76,31 @@ export type PendingApproval =
   | (PendingBase & { kind: "approval_request"; value: ApprovalRequest })
   | (PendingBase & { kind: "unknown"; value: unknown });
 
-const FALLBACK_DECISIONS: DecisionType[] = ["approve", "reject"];
+/** What a call's review config (a batch's) or a per-call value says of who decides it. */
+interface DeciderFields {
+  required_role?: string;
+  self_approval?: boolean;
+  approved_by?: string[];
+}
 
-const names = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-
-/** Who decides a gated call, from its review config or per-call value; an escalated one needs a supervisor. */
-function deciderOf(config: unknown, requestedBy: unknown, escalated: boolean): DeciderRule {
-  const record = isRecord(config) ? config : {};
-  const role = record.required_role;
+/**
+ * Who decides a call: its `required_role`, else who answers its kind by the contract (a form: the owner);
+ * once escalated, the group the deadline escalates it to. A call that names none ("": a batch whose
+ * review configs do not match its calls) is nobody's here: the server judges any answer sent.
+ */
+function deciderOf(
+  kind: InterruptKind,
+  fields: DeciderFields,
+  requestedBy: readonly string[] | undefined,
+  deadline: DeadlineInfo,
+): DeciderRule {
+  const named = fields.required_role ?? defaultDecider(kind) ?? "";
+  const requiredRole = deadline.escalated && deadline.escalatesTo ? deadline.escalatesTo : named;
   return {
-    requiredRole: escalated ? "supervisor" : role === "owner" || role === "supervisor" ? role : "reviewer",
-    requestedBy: names(requestedBy),
-    selfApproval: record.self_approval === true,
-    approvedBy: names(record.approved_by),
+    requiredRole,
+    requestedBy: requestedBy ?? [],
+    selfApproval: fields.self_approval === true,
+    approvedBy: fields.approved_by ?? [],
   };
 }
 
@@ -94,7 +108,7 @@ function batchedActions(
   item: Extract<ClassifiedInterrupt, { kind: "batched" }>,
   schema: JsonSchema | null | undefined,
   drafts: readonly (Decision | undefined)[] | undefined,
-  escalated: boolean,
+  deadline: DeadlineInfo,
 ): ActionView[] {
   const { action_requests: requests, review_configs: configs } = item.value;
   return requests.map((request, index) => {
@@ -103,23 +117,24 @@ function batchedActions(
         ? configs[index]
         : configs.find((c) => c.action_name === request.name);
     const node = schema ? batchedDecisionNode(schema, index) : null;
+    const decider = deciderOf(item.kind, config ?? {}, item.value.requested_by, deadline);
     return {
       index,
       request,
-      allowed: config?.allowed_decisions ?? FALLBACK_DECISIONS,
-      requiredRole: config?.required_role ?? null,
+      allowed: config?.allowed_decisions ?? [],
+      requiredRole: decider.requiredRole,
       editArgsSchema: schema && node ? editArgsSchema(schema, node) : null,
       draft: drafts?.[index],
       quorum: quorumOfRequest(config),
-      decider: deciderOf(config, item.value.requested_by, escalated),
+      decider,
     };
   });
 }
 
-function toolApprovalAllowed(value: ToolApprovalRequest, schema: JsonSchema | null | undefined) {
+/** The decisions a per-call request allows: its own list, else its answer's schema (none until it is read). */
+function toolApprovalAllowed(value: ToolApprovalRequest, schema: JsonSchema | null | undefined): DecisionType[] {
   if (value.allowed_decisions?.length) return value.allowed_decisions;
-  const fromSchema = schema ? allowedDecisionsFromSchema(schema) : [];
-  return fromSchema.length ? fromSchema : FALLBACK_DECISIONS;
+  return schema ? allowedDecisionsFromSchema(schema) : [];
 }
 
 interface CardState {
@@ -132,19 +147,26 @@ interface CardState {
   escalatedAt?: string | null;
 }
 
-/** The deadline an interrupt value carries, moved on by an escalation when there was one. */
-export function deadlineOf(value: unknown, escalatedAt: string | null | undefined): DeadlineInfo {
-  const record = isRecord(value) ? value : {};
-  const stamped = typeof record.deadline === "string" ? record.deadline : null;
-  const onExpiry = record.on_expiry === "reject" || record.on_expiry === "escalate" ? record.on_expiry : null;
-  if (!escalatedAt) return { deadline: stamped, onExpiry, escalated: false };
-  const seconds = typeof record.escalated_seconds === "number" ? record.escalated_seconds : null;
-  return { deadline: escalatedDeadline(escalatedAt, seconds), onExpiry: "reject", escalated: true };
+/** What a checked interrupt value may say of its deadline (`BatchedApprovalRequest`'s fields, and its kin's). */
+type DeadlineFields = Pick<BatchedApprovalRequest, "deadline" | "on_expiry" | "escalated_seconds" | "escalate_to">;
+
+/** The deadline a classified interrupt carries, moved on by an escalation when there was one. */
+export function deadlineOf(
+  item: Pick<ClassifiedInterrupt, "kind" | "value">,
+  escalatedAt: string | null | undefined,
+): DeadlineInfo {
+  // Checked against its kind's published shape; the deadline fields are optional on every kind that has them.
+  const fields = (item.kind === "unknown" ? {} : item.value) as DeadlineFields;
+  const escalatesTo = fields.escalate_to ?? (item.kind === "unknown" ? undefined : defaultEscalation(item.kind)) ?? null;
+  const onExpiry = fields.on_expiry ?? null;
+  if (!escalatedAt) return { deadline: fields.deadline ?? null, onExpiry, escalated: false, escalatesTo };
+  const deadline = escalatedDeadline(escalatedAt, fields.escalated_seconds);
+  return { deadline, onExpiry: "reject", escalated: true, escalatesTo };
 }
 
 export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): PendingApproval {
   const { schema } = state;
-  const deadline = deadlineOf(item.value, state.escalatedAt);
+  const deadline = deadlineOf(item, state.escalatedAt);
   const base = {
     id: item.id,
     status: state.status,
@@ -154,7 +176,7 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
   };
   switch (item.kind) {
     case "batched":
-      return { ...base, ...item, actions: batchedActions(item, schema, state.drafts, deadline.escalated) };
+      return { ...base, ...item, actions: batchedActions(item, schema, state.drafts, deadline) };
     case "tool_approval":
       return {
         ...base,
@@ -162,16 +184,29 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
         allowed: toolApprovalAllowed(item.value, schema),
         editArgsSchema: schema ? editArgsSchema(schema) : null,
         quorum: quorumOfRequest(item.value),
-        decider: deciderOf(item.value, item.value.requested_by, deadline.escalated),
+        decider: deciderOf(item.kind, item.value, item.value.requested_by, deadline),
       };
     case "form":
-      return { ...base, ...item, responseSchema: schema ?? null, decider: OWNER_ANSWERS };
+      // The thread's owner answers their own form (unless it names another decider): no four eyes.
+      return {
+        ...base,
+        ...item,
+        responseSchema: schema ?? null,
+        decider: deciderOf(item.kind, { ...item.value, self_approval: true }, [], deadline),
+      };
     case "approval_request":
-      // A sign-off is a reviewer's (the server's rule), never its asker's.
-      return { ...base, ...item, decider: deciderOf({}, item.value.requested_by, deadline.escalated) };
-    default:
+      // A sign-off is a reviewer's by the contract's default (the server's rule), never its asker's.
+      return { ...base, ...item, decider: deciderOf(item.kind, item.value, item.value.requested_by, deadline) };
+    case "unknown":
       return { ...base, ...item };
+    default:
+      return unhandled(item);
   }
+}
+
+/** A kind the contract publishes and this view does not handle: `tsc` fails on the call (issue 55). */
+function unhandled(item: never): never {
+  throw new Error(`no view for the interrupt ${JSON.stringify(item)}`);
 }
 
 /** Which agents and tool calls the pending approvals hold up (their tasks and calls say "waiting"). */

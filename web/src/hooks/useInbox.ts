@@ -2,8 +2,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { describeError, getJson } from "../api/http";
 import { INBOX_POLL_MS } from "../config";
-import type { InboxItem, InboxPage } from "../contracts/generated";
-import { isRecord } from "../interrupts/guards";
+import type { InboxPage } from "../contracts/generated";
+import { isInboxItem, isRecord } from "../interrupts/guards";
 
 export interface InboxFilters {
   agent: string;
@@ -12,17 +12,6 @@ export interface InboxFilters {
   group: string;
   /** "Waiting for me": only rows the caller may decide and has not approved yet. */
   mine: boolean;
-}
-
-function isInboxItem(value: unknown): value is InboxItem {
-  return (
-    isRecord(value) &&
-    typeof value.thread_id === "string" &&
-    typeof value.interrupt_id === "string" &&
-    typeof value.created_at === "string" &&
-    typeof value.age_seconds === "number" &&
-    typeof value.kind === "string"
-  );
 }
 
 /** `counts` of an `/inbox` answer: a whole number per group; anything else is left out. */

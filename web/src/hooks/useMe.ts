@@ -1,17 +1,16 @@
-/** Who the signed-in token belongs to (`GET /me`), so the app offers each role its own pages. */
+/**
+ * Who the signed-in token belongs to (`GET /me`, the contract's `Me`): the app offers staff their pages,
+ * and a card its buttons to whoever is in the group that decides it (`decides_as`).
+ */
 import { useEffect, useState } from "react";
 import { getJson } from "../api/http";
-import { isRecord } from "../interrupts/guards";
+import type { Me } from "../contracts/generated";
+import { isMe } from "../interrupts/guards";
 
-export interface Me {
-  identity: string;
-  role: string;
-  /** Teams beyond the role ("finance"); empty when the server names none. */
-  groups: string[];
-}
+export type { Me };
 
 export function isStaff(me: Me | null): boolean {
-  return me?.role === "reviewer" || me?.role === "supervisor";
+  return me?.staff === true;
 }
 
 export function useMe(token: string | null): Me | null {
@@ -22,13 +21,10 @@ export function useMe(token: string | null): Me | null {
     const abort = new AbortController();
     getJson("/me", token, { signal: abort.signal })
       .then((body) => {
-        if (isRecord(body) && typeof body.identity === "string" && typeof body.role === "string") {
-          const groups = Array.isArray(body.groups) ? body.groups.filter((g): g is string => typeof g === "string") : [];
-          setMe({ identity: body.identity, role: body.role, groups });
-        }
+        if (isMe(body)) setMe(body);
       })
       .catch(() => {
-        // unknown role: the staff-only links stay hidden; the server refuses regardless
+        // unknown: the staff-only links and every card's buttons stay hidden; the server refuses regardless
       });
     return () => abort.abort();
   }, [token]);

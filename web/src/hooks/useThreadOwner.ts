@@ -21,7 +21,8 @@ export function useThreadOwner(
   token: string,
   apiUrl: string,
 ): string | null {
-  const known = me && (startedHere || me.role === "requester") ? me.identity : null;
+  // Someone who is not staff reads only their own threads: any thread they see is theirs.
+  const known = me && (startedHere || !me.staff) ? me.identity : null;
   const [read, setRead] = useState<{ threadId: string; owner: string | null } | null>(null);
   useEffect(() => {
     if (known || !me || !threadId) return;

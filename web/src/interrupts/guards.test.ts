@@ -1,6 +1,7 @@
 // @vitest-environment node
 // Pure functions, no DOM: no jsdom to set up (the DOM tests are the .tsx files and useLasting).
 import { describe, expect, it } from "vitest";
+import { definition, SHAPES, shapeOf } from "../contracts/schema";
 import { approvalRequest, auditRecord, batched, form, receipt, toolApproval } from "../test/fixtures";
 import {
   classifyInterrupt,
@@ -21,6 +22,20 @@ const guards = {
   approvalRequest: isApprovalRequest,
 };
 const junk: unknown[] = [null, undefined, 0, "form", [], [batched], {}, { type: "unknown" }];
+
+describe("every shape the contract publishes", () => {
+  it("each kind's published examples classify as that kind, after a JSON round trip", () => {
+    expect(SHAPES.size).toBeGreaterThan(0);
+    for (const kind of SHAPES.keys()) {
+      const examples = definition(shapeOf(kind)).examples;
+      expect(Array.isArray(examples) && examples.length > 0, `${kind} publishes no example`).toBe(true);
+      for (const value of examples as unknown[]) {
+        const copied: unknown = JSON.parse(JSON.stringify(value));
+        expect(classifyInterrupt({ id: "i", value: copied })?.kind, `the app cannot tell a ${kind}`).toBe(kind);
+      }
+    }
+  });
+});
 
 describe("interrupt shape guards", () => {
   it("each guard accepts its own shape and no other", () => {
@@ -55,9 +70,11 @@ describe("interrupt shape guards", () => {
     expect(isBatchedApprovalRequest(noAgent)).toBe(false);
   });
 
-  it("per-call: needs the tool_approval tag, a known role and object args", () => {
+  it("per-call: needs the tool_approval tag, a well-formed decider (any group) and object args", () => {
     expect(isToolApprovalRequest({ ...toolApproval, type: "form" })).toBe(false);
-    expect(isToolApprovalRequest({ ...toolApproval, required_role: "admin" })).toBe(false);
+    expect(isToolApprovalRequest({ ...toolApproval, required_role: "finance-leads" })).toBe(true);
+    expect(isToolApprovalRequest({ ...toolApproval, required_role: "Finance Leads" })).toBe(false);
+    expect(isToolApprovalRequest({ ...toolApproval, required_role: 3 })).toBe(false);
     expect(isToolApprovalRequest({ ...toolApproval, args: ["reports/old.csv"] })).toBe(false);
     expect(isToolApprovalRequest({ ...toolApproval, allowed_decisions: ["maybe"] })).toBe(false);
     const { allowed_decisions: _allowed, ...withoutAllowed } = toolApproval;
@@ -106,9 +123,10 @@ describe("decision and receipt guards", () => {
     expect(isApprovalReceipt({ ...receipt(), roles: "reviewer" })).toBe(false);
   });
 
-  it("isAuditRecord needs a thread and an accepted/refused outcome on top of a receipt", () => {
+  it("isAuditRecord needs a thread and an outcome the contract names on top of a receipt", () => {
     expect(isAuditRecord(auditRecord())).toBe(true);
     expect(isAuditRecord(auditRecord({ outcome: "refused", decision: "refused", refusal: "403: no" }))).toBe(true);
+    expect(isAuditRecord(auditRecord({ outcome: "failed", decision: "failed" }))).toBe(true);
     expect(isAuditRecord({ ...auditRecord(), outcome: "pending" })).toBe(false);
     expect(isAuditRecord(receipt())).toBe(false);
   });

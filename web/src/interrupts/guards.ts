@@ -1,208 +1,88 @@
 /**
- * Runtime shape checks for everything the server hands the reviewer: interrupt values,
- * decisions and approval receipts. The only place that tells one interrupt shape from
- * another — by shape, never by tool name. Types come from the generated contracts. A form's
- * own shape (its `context` and name) is checked where its card is registered (`components/cards/registry.ts`).
+ * Runtime shape checks for everything the server hands the reviewer: interrupt values, decisions and
+ * approval receipts, each checked against the published contract (`contracts/schema.ts`, Ajv over
+ * `hitl/contracts/schemas/contracts.json`). The only place that tells one interrupt shape from another —
+ * by the shapes `InterruptShapes` publishes, never by tool name or a list kept here. A form's own
+ * shape (its `context` and name) is checked where its card is registered (`components/cards/registry.ts`).
  */
 import type {
-  ActionRequest,
   ApprovalReceipt,
-  AuditRecord,
   ApprovalRequest,
+  AuditRecord,
   BatchedApprovalRequest,
   Decision,
   DecisionType,
   FormRequest,
+  InboxItem,
+  InterruptShapes,
+  Me,
   RecordedDecision,
-  ReviewConfig,
   ToolApprovalRequest,
 } from "../contracts/generated";
+import {
+  conforms,
+  DECISION_TYPES,
+  RECORDED_DECISIONS,
+  SHAPES,
+  shapeOf,
+  type InterruptKind,
+} from "../contracts/schema";
 
 export type JsonObject = { [key: string]: unknown };
-
-const DECISION_TYPES: Record<DecisionType, true> = {
-  approve: true,
-  edit: true,
-  reject: true,
-  respond: true,
-};
-const RECORDED_DECISIONS: Record<RecordedDecision, true> = {
-  ...DECISION_TYPES,
-  answered: true,
-  cancel: true,
-  withdrawn: true,
-};
-const ROLES: Record<ToolApprovalRequest["required_role"], true> = {
-  owner: true,
-  reviewer: true,
-  supervisor: true,
-};
+export type { InterruptKind };
 
 export function isRecord(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const isString = (value: unknown): value is string => typeof value === "string";
-const isOptional = (value: unknown, check: (v: unknown) => boolean) =>
-  value === undefined || check(value);
-
 export function isDecisionType(value: unknown): value is DecisionType {
-  return isString(value) && Object.hasOwn(DECISION_TYPES, value);
+  return typeof value === "string" && (DECISION_TYPES as readonly string[]).includes(value);
 }
 
 /** What an accepted answer is recorded as: a decision, a form's `answered`, a `cancel`, a `withdrawn` request. */
 export function isRecordedDecision(value: unknown): value is RecordedDecision {
-  return isString(value) && Object.hasOwn(RECORDED_DECISIONS, value);
+  return typeof value === "string" && (RECORDED_DECISIONS as readonly string[]).includes(value);
 }
 
-function isRole(value: unknown): value is ToolApprovalRequest["required_role"] {
-  return isString(value) && Object.hasOwn(ROLES, value);
-}
-
-const isDecisionTypeList = (value: unknown): value is DecisionType[] =>
-  Array.isArray(value) && value.every(isDecisionType);
-
-export function isActionRequest(value: unknown): value is ActionRequest {
-  return (
-    isRecord(value) &&
-    isString(value.name) &&
-    isRecord(value.args) &&
-    isString(value.description) &&
-    isString(value.tool_call_id) &&
-    isString(value.agent)
-  );
-}
-
-export function isReviewConfig(value: unknown): value is ReviewConfig {
-  return (
-    isRecord(value) &&
-    isString(value.action_name) &&
-    isDecisionTypeList(value.allowed_decisions) &&
-    isRole(value.required_role)
-  );
+function shapeGuard<K extends InterruptKind>(kind: K): (value: unknown) => value is InterruptShapes[K] {
+  return conforms<InterruptShapes[K]>(shapeOf(kind));
 }
 
 /** Batched tool approval: `{action_requests, review_configs, agent}`, answered `{decisions}`. */
-export function isBatchedApprovalRequest(value: unknown): value is BatchedApprovalRequest {
-  return (
-    isRecord(value) &&
-    Array.isArray(value.action_requests) &&
-    value.action_requests.length > 0 &&
-    value.action_requests.every(isActionRequest) &&
-    Array.isArray(value.review_configs) &&
-    value.review_configs.every(isReviewConfig) &&
-    isString(value.agent)
-  );
-}
-
+export const isBatchedApprovalRequest: (value: unknown) => value is BatchedApprovalRequest = shapeGuard("batched");
 /** Per-call tool approval: `{type: "tool_approval", ...}`, answered per interrupt id. */
-export function isToolApprovalRequest(value: unknown): value is ToolApprovalRequest {
-  return (
-    isRecord(value) &&
-    value.type === "tool_approval" &&
-    isString(value.tool_call_id) &&
-    isString(value.name) &&
-    isRecord(value.args) &&
-    isString(value.description) &&
-    isString(value.agent) &&
-    isRole(value.required_role) &&
-    isOptional(value.allowed_decisions, isDecisionTypeList)
-  );
-}
-
+export const isToolApprovalRequest: (value: unknown) => value is ToolApprovalRequest = shapeGuard("tool_approval");
 /** A tool's own form: `{type: "form", form, title, context}`; the answer follows response_schema. */
-export function isFormRequest(value: unknown): value is FormRequest {
-  return (
-    isRecord(value) &&
-    value.type === "form" &&
-    isString(value.form) &&
-    isString(value.title) &&
-    isRecord(value.context) &&
-    isString(value.agent) &&
-    isString(value.tool_call_id)
-  );
-}
-
+export const isFormRequest: (value: unknown) => value is FormRequest = shapeGuard("form");
 /** A sign-off a tool asks for: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */
-export function isApprovalRequest(value: unknown): value is ApprovalRequest {
-  return (
-    isRecord(value) &&
-    value.type === "approval_request" &&
-    isString(value.action) &&
-    isString(value.message) &&
-    isString(value.agent) &&
-    isString(value.tool_call_id)
-  );
-}
+export const isApprovalRequest: (value: unknown) => value is ApprovalRequest = shapeGuard("approval_request");
 
 export type ClassifiedInterrupt =
-  | { kind: "batched"; id: string; value: BatchedApprovalRequest }
-  | { kind: "tool_approval"; id: string; value: ToolApprovalRequest }
-  | { kind: "form"; id: string; value: FormRequest }
-  | { kind: "approval_request"; id: string; value: ApprovalRequest }
+  | { [K in InterruptKind]: { kind: K; id: string; value: InterruptShapes[K] } }[InterruptKind]
   | { kind: "unknown"; id: string; value: unknown };
 
-export type InterruptKind = ClassifiedInterrupt["kind"];
+const GUARDS: ReadonlyArray<readonly [InterruptKind, (value: unknown) => boolean]> = [...SHAPES.keys()].map(
+  (kind) => [kind, shapeGuard(kind)] as const,
+);
 
-/** Tells an interrupt's shape; `null` when it has no id (it could not be answered by id). */
+/** Tells an interrupt's shape (the first published kind it conforms to); `null` when it has no id. */
 export function classifyInterrupt(interrupt: { id?: string; value?: unknown }): ClassifiedInterrupt | null {
   const { id, value } = interrupt;
-  if (!isString(id) || id === "") return null;
-  if (isBatchedApprovalRequest(value)) return { kind: "batched", id, value };
-  if (isToolApprovalRequest(value)) return { kind: "tool_approval", id, value };
-  if (isFormRequest(value)) return { kind: "form", id, value };
-  if (isApprovalRequest(value)) return { kind: "approval_request", id, value };
-  return { kind: "unknown", id, value };
+  if (typeof id !== "string" || id === "") return null;
+  const kind = GUARDS.find(([, guard]) => guard(value))?.[0];
+  return (kind ? { kind, id, value } : { kind: "unknown", id, value }) as ClassifiedInterrupt;
 }
 
-export function isDecision(value: unknown): value is Decision {
-  if (!isRecord(value)) return false;
-  switch (value.type) {
-    case "approve":
-      return true;
-    case "edit":
-      return (
-        isRecord(value.edited_action) &&
-        isString(value.edited_action.name) &&
-        isRecord(value.edited_action.args)
-      );
-    case "reject":
-      return isOptional(value.message, isString);
-    case "respond":
-      return isString(value.message);
-    default:
-      return false;
-  }
-}
-
-const isNullable = (check: (v: unknown) => boolean) => (value: unknown) => value === null || check(value);
+export const isDecision: (value: unknown) => value is Decision = conforms<Decision>("Decision");
 
 /** One entry of thread state `approval_receipts`: a decision the server accepted. */
-export function isApprovalReceipt(value: unknown): value is ApprovalReceipt {
-  return (
-    isRecord(value) &&
-    isString(value.interrupt_id) &&
-    isString(value.tool_call_id) &&
-    isString(value.agent) &&
-    isString(value.tool) &&
-    isRecord(value.requested_args) &&
-    isString(value.decision) &&
-    isNullable(isRecord)(value.final_args) &&
-    isNullable(isString)(value.message) &&
-    isString(value.reviewer) &&
-    Array.isArray(value.roles) &&
-    value.roles.every(isString) &&
-    isString(value.decided_at)
-  );
-}
+export const isApprovalReceipt: (value: unknown) => value is ApprovalReceipt = conforms<ApprovalReceipt>("ApprovalReceipt");
 
-/** One record of `GET /audit/{thread_id}`: an accepted decision or a refused attempt. */
-export function isAuditRecord(value: unknown): value is AuditRecord {
-  return (
-    isRecord(value) &&
-    isString(value.thread_id) &&
-    (value.outcome === "accepted" || value.outcome === "refused") &&
-    isOptional(value.refusal, isString) &&
-    isApprovalReceipt(value)
-  );
-}
+/** One record of `GET /audit/{thread_id}`: an accepted decision, a refused attempt or a tool's failure. */
+export const isAuditRecord: (value: unknown) => value is AuditRecord = conforms<AuditRecord>("AuditRecord");
+
+/** One row of `GET /inbox`: one call a person may decide; a row of another shape is left out. */
+export const isInboxItem: (value: unknown) => value is InboxItem = conforms<InboxItem>("InboxItem");
+
+/** The body of `GET /me`: who is signed in and the groups they decide as. */
+export const isMe: (value: unknown) => value is Me = conforms<Me>("Me");

@@ -57,7 +57,7 @@ beforeEach(() => {
       }
       const body =
         url.pathname === "/me"
-          ? { identity: `${role}1`, role }
+          ? { identity: `${role}1`, role, decides_as: [role], staff: role !== "requester" }
           : url.pathname === "/analytics"
             ? summary
             : { items: [], next_cursor: null };

@@ -1,9 +1,13 @@
 /**
  * Deadlines as a person reads them: "due in 3 h 12 min", "overdue by 5 min", and what happens
- * when one passes. Pure; the clock is passed in, so the tests choose the time.
+ * when one passes (rejected, or escalated to the group the approval names). Pure; the clock is
+ * passed in, so the tests choose the time.
  */
+import type { BatchedApprovalRequest } from "../contracts/generated";
+import { inWords } from "./deciders";
 
-export type Expiry = "reject" | "escalate";
+/** What happens when a deadline passes (the contract's `on_expiry`). */
+export type Expiry = NonNullable<BatchedApprovalRequest["on_expiry"]>;
 
 export interface DeadlineView {
   /** "due in 3 h 12 min" or "overdue by 5 min". */
@@ -35,12 +39,30 @@ export function countdown(deadline: string | null | undefined, nowMs: number): D
   return { text: `due in ${formatSpan(left)}`, overdue: false, urgent: left < 3600 };
 }
 
-/** What happens when the deadline passes, in words. */
-export function expiryText(onExpiry: Expiry | null | undefined, escalated: boolean): string | null {
-  if (escalated) return "escalated to a supervisor; rejected if it waits past this";
-  if (onExpiry === "escalate") return "then it goes to a supervisor";
-  if (onExpiry === "reject") return "then it is rejected";
-  return null;
+/** What happens when the deadline passes, in words; `escalatesTo` is the group an escalation goes to. */
+export function expiryText(
+  onExpiry: Expiry | null | undefined,
+  escalated: boolean,
+  escalatesTo: string | null | undefined,
+): string | null {
+  const target = escalatesTo ? inWords(escalatesTo) : "the group it escalates to";
+  if (escalated) return `escalated to ${target}; rejected if it waits past this`;
+  switch (onExpiry) {
+    case "escalate":
+      return `then it goes to ${target}`;
+    case "reject":
+      return "then it is rejected";
+    case null:
+    case undefined:
+      return null;
+    default:
+      return unknownExpiry(onExpiry);
+  }
+}
+
+/** An `on_expiry` the contract added and this text does not say: `tsc` fails on the call. */
+function unknownExpiry(onExpiry: never): never {
+  throw new Error(`no words for on_expiry ${String(onExpiry)}`);
 }
 
 /** The deadline of an escalated approval: escalation time plus the escalation's own wait. */

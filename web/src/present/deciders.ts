@@ -1,20 +1,20 @@
 /**
  * Who may decide a pending call, and whether the person looking may: the server's rule, read from the
- * interrupt (its required role, who asked, `self_approval`, who approved a quorum so far) and said in
- * words. A card offers its buttons only to someone who may press them; the server still checks each
- * answer. Pure.
+ * interrupt (its required role, who asked, `self_approval`, who approved a quorum so far) and from
+ * `GET /me` (the groups the person decides as), and said in words. A card offers its buttons only to
+ * someone who may press them; the server still checks each answer. Pure; the roles come from the
+ * published contract, so the app keeps no list of its own.
  */
-import type { ToolApprovalRequest } from "../contracts/generated";
+import type { Me } from "../contracts/generated";
+import { OWNER, ROLES } from "../contracts/schema";
 
-/** Who may answer: the thread's owner, a reviewer (or a supervisor), only a supervisor, or a team ("finance"). */
-export type Decider = ToolApprovalRequest["required_role"];
+export { OWNER };
 
-export interface Viewer {
-  identity: string;
-  role: string;
-  /** The teams the viewer is in beyond their role (`GET /me`'s `groups`). */
-  groups?: readonly string[];
-}
+/** Who may answer: the thread's owner (`OWNER`), or a group — a role (`reviewer`) or a team (`finance`). */
+export type Decider = string;
+
+/** Who is looking (`GET /me`): `decides_as` lists every group they decide as, their roles among them. */
+export type Viewer = Pick<Me, "identity" | "role" | "decides_as">;
 
 /** What the interrupt says about who decides one call. */
 export interface DeciderRule {
@@ -35,24 +35,25 @@ export interface Decidability {
   why: string | null;
 }
 
-const ROLES_THAT_DECIDE: Partial<Record<Decider, readonly string[]>> = {
-  reviewer: ["reviewer", "supervisor"],
-  supervisor: ["supervisor"],
-};
+/** A form's or an owner's question: only the thread's owner answers, and may (they asked it themselves). */
+export const OWNER_ANSWERS: DeciderRule = { requiredRole: OWNER, requestedBy: [], selfApproval: true, approvedBy: [] };
 
-/** A form's or an owner's question: only the thread's owner answers. */
-export const OWNER_ANSWERS: DeciderRule = { requiredRole: "owner", requestedBy: [], selfApproval: true, approvedBy: [] };
+const isRole = (group: Decider) => (ROLES as readonly string[]).includes(group);
+
+/** A decider in words: "the thread's owner", "a supervisor", "someone in finance". */
+export function inWords(decider: Decider): string {
+  if (decider === OWNER) return "the thread's owner";
+  return isRole(decider) ? `a ${decider}` : `someone in ${decider}`;
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function whoDecides(rule: DeciderRule, owner: string | null): string {
-  if (rule.requiredRole === "owner") return owner ? `${owner}, whose thread this is, answers this` : "The thread's owner answers this";
-  const role =
-    rule.requiredRole === "supervisor"
-      ? "A supervisor decides this"
-      : rule.requiredRole === "reviewer"
-        ? "A reviewer or a supervisor decides this"
-        : `Someone in ${rule.requiredRole} decides this`;
+  if (!rule.requiredRole) return "The interrupt names nobody who decides this; answer it from the API";
+  if (rule.requiredRole === OWNER) return owner ? `${owner}, whose thread this is, answers this` : "The thread's owner answers this";
+  const decides = `${capitalised(inWords(rule.requiredRole))} decides this`;
   const askers = rule.selfApproval ? [] : rule.requestedBy;
-  return askers.length ? `${role}, not ${askers.join(" or ")} who asked` : role;
+  return askers.length ? `${decides}, not ${askers.join(" or ")} who asked` : decides;
 }
 
 /** Whether `viewer` may answer a call under `rule` on a thread `owner` owns, and who may in words. */
@@ -60,13 +61,12 @@ export function decidability(rule: DeciderRule, viewer: Viewer | null, owner: st
   const who = whoDecides(rule, owner);
   const refuse = (why: string): Decidability => ({ may: false, who, why });
   if (viewer === null) return refuse("Checking who you are…");
-  if (rule.requiredRole === "owner") {
+  if (rule.requiredRole === OWNER) {
     return owner !== null && viewer.identity === owner ? { may: true, who, why: null } : refuse("Only the thread's owner answers it.");
   }
-  const roles = ROLES_THAT_DECIDE[rule.requiredRole];
-  const member = roles ? roles.includes(viewer.role) : (viewer.groups ?? []).includes(rule.requiredRole);
-  if (!member) {
-    return refuse(`You are signed in as ${viewer.identity} (${viewer.role}).`);
+  if (!viewer.decides_as.includes(rule.requiredRole)) {
+    const outside = isRole(rule.requiredRole) ? "" : `, not in ${rule.requiredRole}`;
+    return refuse(`You are signed in as ${viewer.identity} (${viewer.role})${outside}.`);
   }
   if (!rule.selfApproval && rule.requestedBy.includes(viewer.identity)) {
     return refuse("You asked for it, so someone else decides it (four eyes).");

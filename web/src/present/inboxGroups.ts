@@ -2,10 +2,11 @@
  * The inbox's groups in words: the options of its group filter and the counts in its header, from
  * `GET /inbox`'s `counts` (the caller's whole inbox per group, each row counted once).
  */
+import { OWNER } from "./deciders";
 
 /** What a group is called on the page: `owner` is the caller's own questions; a role or group is its name. */
 export function groupName(group: string): string {
-  return group === "owner" ? "your own questions" : group;
+  return group === OWNER ? "your own questions" : group;
 }
 
 export interface GroupOption {

@@ -2,8 +2,9 @@
  * What an inbox row says beyond its contract type: its deadline, whether it was escalated and
  * its quorum progress, read defensively (older servers send none of them).
  */
-import type { InboxItem, Waiting } from "../contracts/generated";
+import type { InboxItem } from "../contracts/generated";
 import { isRecord } from "../interrupts/guards";
+import { inWords } from "./deciders";
 import { quorumOfRecord, quorumOfRequest, type Quorum } from "./quorum";
 
 export interface InboxRowStatus {
@@ -21,12 +22,6 @@ export function inboxRowStatus(item: InboxItem): InboxRowStatus {
   };
 }
 
-const WHO: Partial<Record<Waiting["required_role"], string>> = {
-  owner: "the thread's owner",
-  reviewer: "a reviewer",
-  supervisor: "a supervisor",
-};
-
 /**
  * What else waits on the row's thread, for whom (the rest of a turn of several deciders):
  * "confirm_address (the thread's owner)", or null when nothing else does. The thread goes on once all are answered.
@@ -34,7 +29,7 @@ const WHO: Partial<Record<Waiting["required_role"], string>> = {
 export function alsoWaiting(item: InboxItem): string | null {
   const others = item.also_waiting ?? [];
   if (!others.length) return null;
-  return others.map((w) => `${w.tool ?? "an answer"} (${WHO[w.required_role] ?? `someone in ${w.required_role}`})`).join(", ");
+  return others.map((w) => `${w.tool ?? "an answer"} (${inWords(w.required_role)})`).join(", ");
 }
 
 /** `47` → "47 s", `600` → "10 min": how long a row has waited. */

@@ -31,10 +31,12 @@ describe("countdown", () => {
   });
 
   it("what happens then, in words; an escalation moves the deadline", () => {
-    expect(expiryText("escalate", false)).toBe("then it goes to a supervisor");
-    expect(expiryText("reject", false)).toBe("then it is rejected");
-    expect(expiryText(null, true)).toContain("escalated to a supervisor");
-    expect(expiryText(undefined, false)).toBeNull();
+    expect(expiryText("escalate", false, "supervisor")).toBe("then it goes to a supervisor");
+    expect(expiryText("escalate", false, "finance-leads")).toBe("then it goes to someone in finance-leads");
+    expect(expiryText("reject", false, "supervisor")).toBe("then it is rejected");
+    expect(expiryText(null, true, "supervisor")).toContain("escalated to a supervisor");
+    expect(expiryText(null, true, "finance-leads")).toContain("escalated to someone in finance-leads");
+    expect(expiryText(undefined, false, null)).toBeNull();
     expect(escalatedDeadline("2026-12-01T12:00:00Z", 3600)).toBe("2026-12-01T13:00:00.000Z");
     expect(escalatedDeadline("2026-12-01T12:00:00Z", null)).toBeNull();
   });

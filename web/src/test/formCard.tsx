@@ -17,7 +17,7 @@ export function showForm(value: FormRequest, responseSchema: JsonSchema, id = "f
     responseSchema,
     status: { phase: "idle" },
     schemaLoading: false,
-    deadline: { deadline: null, onExpiry: null, escalated: false },
+    deadline: { deadline: null, onExpiry: null, escalated: false, escalatesTo: null },
     decider: OWNER_ANSWERS,
   };
   render(
@@ -25,7 +25,7 @@ export function showForm(value: FormRequest, responseSchema: JsonSchema, id = "f
       item={item}
       approvals={{ submit } as unknown as Approvals}
       busy={false}
-      viewer={{ identity: "ana", role: "requester" }}
+      viewer={{ identity: "ana", role: "requester", decides_as: ["requester"] }}
       owner="ana"
     />,
   );

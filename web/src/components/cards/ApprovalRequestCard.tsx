@@ -28,6 +28,7 @@ export function ApprovalRequestCard(props: ApprovalRequestCardProps) {
     <CardFrame
       kind={item.kind}
       interruptId={item.id}
+      subject={item.value.action}
       title={item.value.action}
       agent={item.value.agent}
       status={item.status}

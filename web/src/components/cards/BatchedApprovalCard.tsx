@@ -31,6 +31,7 @@ export function BatchedApprovalCard({ item, verbs, busy, decide }: BatchedApprov
     <CardFrame
       kind={item.kind}
       interruptId={item.id}
+      subject={item.actions.map((action) => action.request.name).join(", ")}
       title={item.actions.length === 1 ? "1 tool call needs approval" : `${item.actions.length} tool calls need approval`}
       agent={item.value.agent}
       status={item.status}

@@ -7,6 +7,8 @@ import { DeadlineBadge } from "../DeadlineBadge";
 interface CardFrameProps {
   kind: string;
   interruptId: string;
+  /** What it asks about (the tool, the form, the action): `data-subject`, as an action card's `data-tool`. */
+  subject: string;
   title: string;
   agent?: string;
   status: CardStatus;
@@ -14,13 +16,14 @@ interface CardFrameProps {
   children: ReactNode;
 }
 
-export function CardFrame({ kind, interruptId, title, agent, status, deadline, children }: CardFrameProps) {
+export function CardFrame({ kind, interruptId, subject, title, agent, status, deadline, children }: CardFrameProps) {
   return (
     <section
       className={`card pending status-${status.phase}`}
       data-testid="interrupt-card"
       data-kind={kind}
       data-interrupt-id={interruptId}
+      data-subject={subject}
       data-status={status.phase}
       aria-busy={status.phase === "sending"}
       aria-label={title}
@@ -33,7 +36,12 @@ export function CardFrame({ kind, interruptId, title, agent, status, deadline, c
           </span>
         )}
         {deadline && (
-          <DeadlineBadge deadline={deadline.deadline} onExpiry={deadline.onExpiry} escalated={deadline.escalated} />
+          <DeadlineBadge
+            deadline={deadline.deadline}
+            onExpiry={deadline.onExpiry}
+            escalated={deadline.escalated}
+            escalatesTo={deadline.escalatesTo}
+          />
         )}
       </header>
       {status.phase === "sending" && (

@@ -8,7 +8,7 @@ import type { FormItem } from "./registry";
 export function FormCard({ item, submit, busy }: { item: FormItem; submit: Approvals["submit"]; busy: boolean }) {
   const { value, responseSchema } = item;
   return (
-    <CardFrame kind={item.kind} interruptId={item.id} title={value.title} agent={value.agent} status={item.status} deadline={item.deadline}>
+    <CardFrame kind={item.kind} interruptId={item.id} subject={value.form} title={value.title} agent={value.agent} status={item.status} deadline={item.deadline}>
       {value.context && <ArgsTable args={value.context} testId="form-context" />}
       {responseSchema ? (
         <SchemaForm

@@ -24,7 +24,7 @@ function verbs() {
 }
 
 /** A supervisor, who owns the thread too: every card offers them its buttons. */
-const SAM: Viewer = { identity: "sam", role: "supervisor" };
+const SAM: Viewer = { identity: "sam", role: "supervisor", decides_as: ["reviewer", "supervisor"] };
 
 function show(item: PendingApproval, busy = false, viewer: Viewer | null = SAM, owner: string | null = "sam") {
   const approvals = verbs();
@@ -33,7 +33,7 @@ function show(item: PendingApproval, busy = false, viewer: Viewer | null = SAM, 
 }
 
 const REVIEWERS: DeciderRule = { requiredRole: "reviewer", requestedBy: ["ana"], selfApproval: false, approvedBy: [] };
-const noDeadline = { deadline: null, onExpiry: null, escalated: false };
+const noDeadline = { deadline: null, onExpiry: null, escalated: false, escalatesTo: null };
 const base = { status: { phase: "idle" } as const, schemaLoading: false, deadline: noDeadline, decider: REVIEWERS };
 
 describe("pending interrupt cards", () => {
@@ -140,17 +140,17 @@ describe("who may decide", () => {
   const note = () => screen.getByTestId("decider-note").textContent;
 
   it("a reviewer sees no buttons on a call a supervisor decides, and is told who does", () => {
-    show(perCall({ ...REVIEWERS, requiredRole: "supervisor" }), false, { identity: "rita", role: "reviewer" });
+    show(perCall({ ...REVIEWERS, requiredRole: "supervisor" }), false, { identity: "rita", role: "reviewer", decides_as: ["reviewer"] });
     expect(screen.queryByTestId("decision-approve")).toBeNull();
     expect(note()).toBe("A supervisor decides this, not ana who asked. You are signed in as rita (reviewer).");
   });
 
   it("the person who asked sees no buttons (four eyes), unless the gate allows self-approval", () => {
-    show(perCall(REVIEWERS), false, { identity: "ana", role: "reviewer" });
+    show(perCall(REVIEWERS), false, { identity: "ana", role: "reviewer", decides_as: ["reviewer"] });
     expect(screen.queryByTestId("decision-approve")).toBeNull();
     expect(note()).toContain("You asked for it, so someone else decides it (four eyes).");
     cleanup();
-    show(perCall({ ...REVIEWERS, selfApproval: true }), false, { identity: "ana", role: "reviewer" });
+    show(perCall({ ...REVIEWERS, selfApproval: true }), false, { identity: "ana", role: "reviewer", decides_as: ["reviewer"] });
     expect(screen.getByTestId("decision-approve")).toBeTruthy();
   });
 
@@ -171,7 +171,7 @@ describe("who may decide", () => {
   });
 
   it("a sign-off's asker sees no approve or deny; in a batch, each action says it for itself", () => {
-    show({ ...base, kind: "approval_request", id: "ask-w", value: approvalRequest }, false, { identity: "ana", role: "supervisor" });
+    show({ ...base, kind: "approval_request", id: "ask-w", value: approvalRequest }, false, { identity: "ana", role: "supervisor", decides_as: ["reviewer", "supervisor"] });
     expect(screen.queryByTestId("approval-approve")).toBeNull();
     expect(note()).toContain("four eyes");
     cleanup();
@@ -190,7 +190,7 @@ describe("who may decide", () => {
         quorum: null,
         decider: { ...REVIEWERS, requiredRole: index === 0 ? "supervisor" : "reviewer" },
       })),
-    }, false, { identity: "rita", role: "reviewer" });
+    }, false, { identity: "rita", role: "reviewer", decides_as: ["reviewer"] });
     const [first, second] = screen.getAllByTestId("action-card");
     expect(within(first!).queryByTestId("decision-approve")).toBeNull();
     expect(within(first!).getByTestId("decider-note").textContent).toContain("A supervisor decides this");

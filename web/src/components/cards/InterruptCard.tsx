@@ -4,7 +4,7 @@
  * offers its buttons only to someone who may decide (`present/deciders.ts`), else says who may.
  */
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
-import { decidability, type DeciderRule, type Viewer } from "../../present/deciders";
+import { decidability, OWNER, type DeciderRule, type Viewer } from "../../present/deciders";
 import { ArgsTable } from "../ArgsTable";
 import { Json } from "../Json";
 import { ApprovalRequestCard } from "./ApprovalRequestCard";
@@ -36,7 +36,7 @@ export function InterruptCard({ item, approvals, busy, viewer, owner }: Interrup
       const decision = decide(item.decider ?? OWNERLESS);
       if (!decision.may) {
         return (
-          <CardFrame kind={item.kind} interruptId={item.id} title={item.value.title} agent={item.value.agent} status={item.status} deadline={item.deadline}>
+          <CardFrame kind={item.kind} interruptId={item.id} subject={item.value.form} title={item.value.title} agent={item.value.agent} status={item.status} deadline={item.deadline}>
             {item.value.context && <ArgsTable args={item.value.context} testId="form-context" />}
             <DeciderNote decision={decision} />
           </CardFrame>
@@ -50,15 +50,22 @@ export function InterruptCard({ item, approvals, busy, viewer, owner }: Interrup
     }
     case "approval_request":
       return <ApprovalRequestCard item={item} submit={approvals.submit} busy={busy} decision={decide(item.decider ?? OWNERLESS)} />;
-    default:
+    case "unknown":
       return (
-        <CardFrame kind="unknown" interruptId={item.id} title="Unrecognised interrupt" status={item.status}>
+        <CardFrame kind="unknown" interruptId={item.id} subject="unknown" title="Unrecognised interrupt" status={item.status}>
           <p className="muted">This interrupt has a shape the reviewer app does not know; answer it from the API.</p>
           <Json value={item.value} />
         </CardFrame>
       );
+    default:
+      return noCard(item);
   }
 }
 
+/** A kind the contract publishes and no card shows: `tsc` fails on this call until one does (issue 55). */
+function noCard(item: never): never {
+  throw new Error(`no card for the interrupt ${JSON.stringify(item)}`);
+}
+
 /** A rule no one meets: for an interrupt whose view carries none (never, for these shapes). */
-const OWNERLESS: DeciderRule = { requiredRole: "owner", requestedBy: [], selfApproval: false, approvedBy: [] };
+const OWNERLESS: DeciderRule = { requiredRole: OWNER, requestedBy: [], selfApproval: false, approvedBy: [] };

@@ -24,6 +24,7 @@ export function ToolApprovalCard({ item, verbs, busy, decision }: ToolApprovalCa
     <CardFrame
       kind={item.kind}
       interruptId={item.id}
+      subject={value.name}
       title={`${value.name} needs approval`}
       agent={value.agent}
       status={item.status}

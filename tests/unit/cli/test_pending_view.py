@@ -1,4 +1,4 @@
-"""A form's fields in words (`hitl show`): kind, required or default, limits, description, from its schema."""
+"""A form's fields in words (`hitl.cli.pending_view`): kind, required or default, limits, description."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hitl.cli.form_fields import field_lines
+from hitl.cli.pending_view import field_lines
 
 
 class Passenger(BaseModel):
