@@ -2,6 +2,7 @@
 import { useState } from "react";
 import type { FirstLineReview } from "../contracts/generated";
 import { type SampleWord, useFirstLineSamples } from "../hooks/useFirstLineSamples";
+import { useMe } from "../hooks/useMe";
 import { threadHref } from "../router";
 import { ArgsTable } from "./ArgsTable";
 import { formatTime } from "./Json";
@@ -36,7 +37,8 @@ function Sample({ sample, onCheck }: { sample: FirstLineReview; onCheck: (word: 
 }
 
 export function FirstLineSamples({ token }: { token: string }) {
-  const samples = useFirstLineSamples(token);
+  const me = useMe(token);
+  const samples = useFirstLineSamples(token, (me?.decides_as.length ?? 0) > 0);
   if (!samples.allowed || (samples.items.length === 0 && !samples.error)) return null;
   return (
     <section className="first-line-samples" data-testid="first-line-samples" aria-labelledby="first-line-heading">

@@ -6,29 +6,22 @@ import { useCallback, useEffect, useState } from "react";
 import { ApiError, describeError, getJson, postJson } from "../api/http";
 import { INBOX_POLL_MS } from "../config";
 import type { FirstLineReview } from "../contracts/generated";
+import { conforms } from "../contracts/schema";
 import { isRecord } from "../interrupts/guards";
 
 export type SampleWord = "fine" | "should_not_have";
 
-function isSample(value: unknown): value is FirstLineReview {
-  return (
-    isRecord(value) &&
-    typeof value.thread_id === "string" &&
-    typeof value.tool_call_id === "string" &&
-    typeof value.tool === "string" &&
-    typeof value.reviewer === "string" &&
-    typeof value.reason === "string" &&
-    isRecord(value.args)
-  );
-}
+const isSample = conforms<FirstLineReview>("FirstLineReview");
 
-export function useFirstLineSamples(token: string, pollMs = INBOX_POLL_MS) {
+/** The samples for `token`'s holder; `enabled` false (someone who decides for no group) asks the server nothing. */
+export function useFirstLineSamples(token: string, enabled: boolean, pollMs = INBOX_POLL_MS) {
   const [items, setItems] = useState<FirstLineReview[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [allowed, setAllowed] = useState(true);
   const [tick, setTick] = useState(0);
 
   useEffect(() => {
+    if (!enabled) return;
     const abort = new AbortController();
     getJson("/first-line/samples?limit=50", token, { signal: abort.signal })
       .then((body) => {
@@ -45,7 +38,7 @@ export function useFirstLineSamples(token: string, pollMs = INBOX_POLL_MS) {
       abort.abort();
       clearTimeout(timer);
     };
-  }, [token, tick, pollMs]);
+  }, [token, tick, pollMs, enabled]);
 
   const check = useCallback(
     async (sample: FirstLineReview, review: SampleWord, note: string) => {
@@ -60,5 +53,5 @@ export function useFirstLineSamples(token: string, pollMs = INBOX_POLL_MS) {
     [token],
   );
 
-  return { items, error, allowed, check };
+  return { items, error, allowed: allowed && enabled, check };
 }
