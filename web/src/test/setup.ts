@@ -1,8 +1,10 @@
 // Runs before every test file. The files of the "shared" project (vite.config.ts) share one jsdom per
 // worker, so nothing a test leaves behind may reach the next file's tests: rendered trees, storage
-// (absent in the files that run under `@vitest-environment node`).
+// (absent in the files that run under `@vitest-environment node`), the agents read per token for the session
+// (one file's `[]` for "tok-refused" once answered another file's test that expected a 401 for it).
 import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+import { forgetServedAgents } from "../hooks/useAgents";
 
 // `findBy…` and `waitFor` wait up to 15 s (Testing Library's default is 1 s): a form's code (rjsf and its
 // validator) loads on first use, and on a busy machine (a new project's `make test` runs Vitest beside
@@ -13,4 +15,5 @@ afterEach(() => {
   cleanup();
   globalThis.sessionStorage?.clear();
   globalThis.localStorage?.clear();
+  forgetServedAgents();
 });
