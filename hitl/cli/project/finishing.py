@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from string import Template
 
+from hitl.cli.project import sources
 from hitl.cli.project.served_graphs import with_graphs
 from hitl.cli.scaffold import CONFIGS, EXAMPLE, TEMPLATES, new_agent
 
@@ -32,7 +33,7 @@ def finish(root: Path, name: str, example: str) -> str:
         "example": example,
         "example_request": EXAMPLE,
         "release": answers.get("release", "?"),
-        "template": answers.get("_src_path", "?"),
+        "template": sources.Template.recorded(answers.get("_src_path", "?")).url,
     }
     readme = Template((TEMPLATES / "project" / "README.md.tmpl").read_text()).substitute(values)
     (root / "README.md").write_text(readme)

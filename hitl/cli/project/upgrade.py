@@ -20,13 +20,12 @@ from hitl.cli.project.releases import (
     RELEASES_FILE,
     Release,
     ReleaseError,
-    Template,
     chosen,
-    git,
     must_do,
     parse_releases,
     version_of,
 )
+from hitl.cli.project.sources import Template, git
 
 ANSWERS = ".copier-answers.yml"
 CONFLICT_MARKERS = (b"<<<<<<< before updating", b">>>>>>> after updating")
@@ -68,12 +67,19 @@ def upgrade(root: Path, version: str | None = None) -> Upgraded:
     from copier.errors import CopierError  # noqa: PLC0415
 
     answers = _answers(root)
-    url, current = str(answers.get("_src_path") or ""), str(answers.get("release") or "")
-    if not url:
+    recorded, current = str(answers.get("_src_path") or ""), str(answers.get("release") or "")
+    if not recorded:
         msg = f"{ANSWERS} names no template (`_src_path`): was this project made with `hitl new project`?"
         raise ProjectError(msg)
+    shared = Template.recorded(recorded)
+    if shared.for_copier != recorded:
+        msg = (
+            f"{ANSWERS} names the template as {recorded}, which copier does not read as git: write "
+            f"`_src_path: {shared.for_copier}` there, commit, and run `hitl upgrade` again"
+        )
+        raise ProjectError(msg)
     try:
-        files = Template(url).read(RELEASES_FILE, "CHANGELOG.md")
+        files = shared.read(RELEASES_FILE, "CHANGELOG.md")
         target = chosen(parse_releases(files[RELEASES_FILE]), version)
         at = version_of(current) if current else None
     except ReleaseError as error:
