@@ -84,7 +84,7 @@ def test_a_group_nobody_is_in_ends_make_dev_with_the_error_last(copy):
     assert done.returncode != 0, done.stdout[-3000:]
     last = last_line_before_makes_own(done.stdout)
     assert last.startswith(CONFIGURATION), done.stdout[-3000:]
-    assert "is decided by 'finance', a group nobody here is in" in last
+    assert "'finance', a group nobody here is in" in last
 
 
 def polled(condition: Callable[[], bool], seconds: float) -> bool:
