@@ -192,6 +192,7 @@ def test_make_help_lists_only_the_projects_targets(project):
     assert targets.isdisjoint({"bench", "chaos"})
 
 
+@pytest.mark.timeout(900)  # the project's whole suite: as long as its `make test` may take (below), not 300 s
 def test_make_test_passes_without_replicas_postgresql_redis_or_a_browser(project):
     """the project's `make test`: Vitest, the layer's tests, its agent's; no replicas, services, Chromium."""
     prebuilt = [*PREBUILT, "-o", "web/node_modules/.installed"]
