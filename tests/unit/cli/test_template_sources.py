@@ -11,8 +11,10 @@ import subprocess
 
 import pytest
 
+from hitl.cli.project.making import ProjectError
 from hitl.cli.project.releases import ReleaseError
 from hitl.cli.project.sources import Template
+from hitl.cli.project.upgrade import upgrade
 
 SPELLED = [
     ("file:///srv/git/template", "git+file:///srv/git/template"),
@@ -87,3 +89,10 @@ def test_a_folder_that_is_no_repository_is_one_line_naming_it(tmp_path):
     said = str(refused.value)
     assert said.startswith(f"{tmp_path} is no git repository of the template: "), said
     assert "\n" not in said
+
+
+def test_an_upgrade_from_a_url_recorded_as_copier_cannot_read_it_says_what_to_write(tmp_path):
+    """`_src_path: file:///srv/git/template`, as a 1.0.0 project wrote it: refused, naming what to write."""
+    (tmp_path / ".copier-answers.yml").write_text("_commit: abc1234\n_src_path: file:///srv/git/template\n")
+    with pytest.raises(ProjectError, match=r"write `_src_path: git\+file:///srv/git/template` there, commit"):
+        upgrade(tmp_path)
