@@ -42,6 +42,9 @@ unexport PYTHONDONTWRITEBYTECODE
 # beside the replica tests, `make deploy-check` in deploy/check/), so `make help` lists only what this
 # checkout can run.
 -include bench/bench.mk tests/replicas/chaos.mk deploy/check/check.mk
+# A project's own targets and variables (`hitl new project` writes a first project.mk): no release of the
+# layer ships or changes that file, so `hitl upgrade` never meets a team's line there (this Makefile it may).
+-include project.mk
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -81,7 +84,7 @@ dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve ag
 	@$(BIN)/python -m hitl.proof.receipt_keys ensure
 	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: $(AGENTS); every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
-	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/langgraph dev --host 127.0.0.1 --port $(PORT) --no-browser --n-jobs-per-worker 10
+	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.runtime.dev_reload --port $(PORT)
 
 local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas and their tests need them)
 	@pg_isready -q -h 127.0.0.1 -p 5432 || $(SUDO) pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start

@@ -3,8 +3,10 @@
 The public API, the part your agents and this template's later releases agree on (CHANGELOG.md):
 - `create_deep_agent`: Deep Agents' own, with `interrupt_on` enforced by the layer's gates, plus
   `run_by` (who may run the agent) and `offline` (its script for the offline model);
-- `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Decider`
-  (who answers: "owner", "reviewer", "supervisor") and `DecisionType` (approve, edit, reject, respond);
+- `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Tiers`: who
+  decides by a number among the call's args ("finance up to 500, finance-leads above"); `Decider` (who
+  answers: "owner" or a group, the roles "reviewer" and "supervisor" being groups of their own, a
+  team such as "finance" another) and `DecisionType` (approve, edit, reject, respond);
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
 - `FirstLineReviewer`, `Triage`, `TriageRule`: a model a gate hands its routine calls to first
   (`ToolGate(first_line=...)`), and the rules its offline classifier follows;
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from hitl.policy.deadlines import Deadline
     from hitl.policy.first_line import FirstLineReviewer
     from hitl.policy.gates import ToolGate
+    from hitl.policy.groups import Tiers
 
 __version__ = "2.0.0"
 """The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
@@ -44,6 +47,7 @@ __version__ = "2.0.0"
 PUBLIC = {
     "create_deep_agent": "hitl.deep_agent",
     "ToolGate": "hitl.policy.gates",
+    "Tiers": "hitl.policy.groups",
     "Deadline": "hitl.policy.deadlines",
     "Script": "hitl.model.scripted",
     "Rule": "hitl.model.scripted",
@@ -74,6 +78,7 @@ __all__ = [
     "NobodyNamedError",
     "Rule",
     "Script",
+    "Tiers",
     "ToolGate",
     "Triage",
     "TriageRule",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import httpx
 import langgraph_sdk
 import pytest
+from dotenv import dotenv_values
 from langgraph_sdk.client import LangGraphClient
 
 from server.http.outgoing import tls
@@ -33,12 +34,23 @@ LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 
 def dev_users() -> str:
-    """HITL_USERS as `.env.example` sets it for development."""
-    for line in (ROOT / ".env.example").read_text().splitlines():
-        if line.startswith("HITL_USERS="):
-            return line.removeprefix("HITL_USERS=")
-    msg = ".env.example has no HITL_USERS line"
-    raise AssertionError(msg)
+    """HITL_USERS as `.env.example` sets it for development, read as the server reads a `.env` made from it.
+
+    The last `HITL_USERS=` line wins, so a project's own line below the layer's last line (its people
+    in the groups its policies name: `ana:reviewer+finance:dev-ana`) is what `make dev` and the test
+    servers both serve.
+    """
+    users = dotenv_values(ROOT / ".env.example").get("HITL_USERS")
+    if not users:
+        msg = ".env.example has no HITL_USERS line"
+        raise AssertionError(msg)
+    return users
+
+
+def tokens_of(users: str) -> dict[str, str]:
+    """Each user's bearer token in a HITL_USERS value (`name:role:token`, `name:role+group:token`)."""
+    entries = (entry.strip().split(":", 2) for entry in users.split(",") if entry.strip())
+    return {name: token for name, _, token in entries}
 
 
 @dataclass
@@ -134,17 +146,11 @@ def serving(workdir: Path, env_overrides: dict[str, str] | None = None) -> Itera
         stop(running.process)
 
 
-DEV_TOKENS = {
-    "requester1": "dev-requester1",
-    "requester2": "dev-requester2",
-    "reviewer1": "dev-reviewer1",
-    "supervisor1": "dev-supervisor1",
-    "supervisor2": "dev-supervisor2",
-}
-"""The dev users of `.env.example` and their bearer tokens."""
+DEV_TOKENS = tokens_of(dev_users())
+"""The dev users of `.env.example` and their bearer tokens (requester1, ... and a project's own)."""
 TEST_USERS = "supervisor3:supervisor:test-supervisor3"
 """A third supervisor the test servers add to the dev users (two rival second approvers of a quorum)."""
-TOKENS = {**DEV_TOKENS, "supervisor3": "test-supervisor3"}
+TOKENS = {**DEV_TOKENS, **tokens_of(TEST_USERS)}
 TEAM_USERS = (
     "finance1:reviewer+finance:test-finance1,"
     "lead1:reviewer+finance+finance-leads:test-lead1,"
@@ -158,7 +164,7 @@ TEAMS = {
     "OPS_DECIDER_GROUP": "sre",
 }
 """The demo's decisions given to the teams: refunds to finance (above 500 its leads), ops to SRE."""
-TEAM_TOKENS = {name: token for name, _, token in (e.split(":", 2) for e in TEAM_USERS.split(","))}
+TEAM_TOKENS = tokens_of(TEAM_USERS)
 
 
 def sdk_client(*, url: str, headers: dict[str, str]) -> LangGraphClient:
@@ -184,6 +190,12 @@ async def user_clients(url: str) -> AsyncIterator[Callable[[str], LangGraphClien
     opened: list[LangGraphClient] = []
 
     def make(user: str) -> LangGraphClient:
+        if user not in TOKENS:
+            msg = (
+                f"no test user {user!r}: the test servers know {', '.join(TOKENS)} (HITL_USERS of "
+                ".env.example; a project gives its own people in a HITL_USERS line below its last line)"
+            )
+            raise AssertionError(msg)
         sdk = sdk_client(url=url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
         opened.append(sdk)
         return sdk

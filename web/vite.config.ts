@@ -26,10 +26,10 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     restoreMocks: true,
-    // A test may wait up to 15 s for what it expects (`src/test/setup.ts`); its own limit is above that. On a
-    // busy machine (make test runs Vitest beside pytest's servers) the first render of a lazily loaded form
-    // took over Vitest's default 5 s; a test still ends as soon as it passes.
-    testTimeout: 30_000,
+    // A test may wait up to 60 s for what it expects (`src/test/setup.ts`); its own limit is above that. On a
+    // busy machine (make test runs Vitest beside pytest's servers) the first render of a lazily loaded page
+    // took over 20 s; a test still ends as soon as it passes.
+    testTimeout: 120_000,
     setupFiles: ["src/test/setup.ts"],
     // One jsdom and one module graph per worker, not per file: building a jsdom and importing React
     // for each of 15 files was two thirds of the suite's CPU (24 s -> 10 s). A file that replaces a

@@ -60,11 +60,23 @@ def inbox(
         return
     if counts := group_counts(page.get("counts")):
         out.print(counts, markup=False)
-    table = Table(title=f"Inbox ({page['total']} {'matching' if params else 'waiting'})")
+    out.print(inbox_table(page, matching=bool(params)))
+    if page.get("next_cursor"):
+        hidden = page["total"] - len(page["items"])
+        out.print(f"more: {hidden} not shown (--limit, --group, --mine, --agent, --tool)")
+
+
+def inbox_table(page: dict[str, Any], *, matching: bool = False) -> Table:
+    """`GET /inbox`'s page as `hitl inbox` prints it: a row per pending call, oldest first.
+
+    A quorum's progress stays on one line ('1 of 2 approvals: supervisor1'): folded, it read
+    differently with each set of other rows beside it; the longer columns give way instead.
+    """
+    table = Table(title=f"Inbox ({page['total']} {'matching' if matching else 'waiting'})")
     table.add_column("thread", no_wrap=True, min_width=36)
     columns = ("agent", "tool", "what", "decisions", "group", "approvals", "owner", "age", "also waiting")
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "approvals")
     for item in page["items"]:
         table.add_row(
             item["thread_id"],
@@ -78,10 +90,7 @@ def inbox(
             f"{item['age_seconds'] / 60:.0f} min",
             also_waiting(item),
         )
-    out.print(table)
-    if page.get("next_cursor"):
-        hidden = page["total"] - len(page["items"])
-        out.print(f"more: {hidden} not shown (--limit, --group, --mine, --agent, --tool)")
+    return table
 
 
 def group_counts(counts: object) -> str:

@@ -106,8 +106,9 @@ def project_command(
     template: Annotated[
         str,
         typer.Option(
-            help="Where your team shares the template: its git URL, or a folder with a clone of it "
-            "(default: the remote this checkout was cloned from). The project records it for upgrades."
+            help="Where your team shares the template: any URL git clones (https, ssh, file://), or a folder "
+            "with a clone of it (default: the remote this checkout was cloned from). The project records it "
+            "for upgrades."
         ),
     ] = "",
     release: Annotated[

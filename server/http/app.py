@@ -38,7 +38,7 @@ from server.first_line import review as first_line
 from server.http.auth import authenticate
 from server.http.routes import ROUTES
 from server.identity.answerers import check_policies
-from server.identity.tokens import check_configuration, token_of
+from server.identity.tokens import token_of
 from server.identity.users import is_dev_token, is_loopback
 from server.insight import heap_probe
 from server.ledger import move
@@ -46,7 +46,7 @@ from server.ledger.apart import check_store_apart
 from server.records import audit
 from server.runtime import engine_compat, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
-from server.runtime.topology import check_start_up
+from server.runtime.start_checks import check_settings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -153,10 +153,11 @@ def _passes_unchecked(scope: Scope) -> bool:
 @asynccontextmanager
 async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     """Check the users, recover what a crash of `langgraph dev` left behind, start the watcher."""
-    check_configuration()  # a malformed HITL_USERS or HITL_OIDC_*, or dev tokens out of dev mode, stop it
-    # Shared settings on a replica; its PostgreSQL databases answer (a connect each). Before the first await:
-    # `langgraph dev` refuses blocking calls once its loop runs on, and recover_after_crash makes a folder.
-    check_start_up()
+    # A malformed HITL_USERS or HITL_OIDC_*, dev tokens out of dev mode, unshared settings on a replica or
+    # a PostgreSQL database that does not answer stop it (`make dev` asks the same: start_checks). Before
+    # the first await: `langgraph dev` refuses blocking calls once its loop runs on, and
+    # recover_after_crash makes a folder.
+    check_settings()
     audit.keep_graph_records()
     first_line.start()  # the gates put delegated calls to the first-line reviewer (`server.first_line`)
     await recover_after_crash()  # first: it holds the run queue from the first instant

@@ -90,13 +90,15 @@ async def trail(client, thread_id: str) -> list[dict]:
 
 
 async def settled(client, thread_id: str) -> dict:
-    """The thread once it is no longer busy."""
+    """The thread once every run on it has ended (the press's resume was created before Slack's 200)."""
 
     async def done():
+        runs = await client.runs.list(thread_id)
+        if any(run["status"] in {"pending", "running"} for run in runs):
+            return None
         thread = await client.threads.get(thread_id)
         return thread if thread["status"] != "busy" else None
 
-    await asyncio.sleep(0.5)
     return await until(done)
 
 

@@ -212,10 +212,13 @@ async def test_a_deadline_that_passed_while_stopped_is_handled_at_start(tmp_path
     try:
         async with sdk_client(url=first.url, headers={"Authorization": "Bearer dev-requester1"}) as requester:
             order_id = add_order(first.services, 45)
-            thread_id, _ = await start(requester, phrases.email_customer(order_id))
+            thread_id, thread = await start(requester, phrases.email_customer(order_id))
     finally:
         stop(first.process)
-    await asyncio.sleep(4)
+    deadline = datetime.fromisoformat(next(iter(thread["interrupts"].values()))[0]["value"]["deadline"])
+    await asyncio.sleep(
+        max(0.0, (deadline - datetime.now(UTC)).total_seconds()) + 0.5
+    )  # it passes while down
     second = start_dev_server(workdir, SHORT)
     try:
         async with sdk_client(

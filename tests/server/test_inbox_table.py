@@ -7,6 +7,7 @@ operator would; a decision takes it out in its own transaction, before its run h
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -45,9 +46,14 @@ def rows_of(layer, thread_id: str) -> list[dict]:
         return [dict(zip(found.keys(), r, strict=True)) for r in found]
 
 
-async def listed_within_a_second(layer, thread_id: str) -> list[dict]:
-    """The thread's rows, once the server wrote them (it reads a marked thread every 0.25 s)."""
-    for _ in range(20):
+async def listed(layer, thread_id: str, seconds: float = 60) -> list[dict]:
+    """The thread's rows, once the server wrote them (it reads a marked thread every 0.25 s).
+
+    How soon is the benchmarks' to measure; a loaded machine may take seconds, so this waits for
+    the rows, not for a time.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         if found := rows_of(layer, thread_id):
             return found
         await asyncio.sleep(0.05)
@@ -60,7 +66,7 @@ async def test_a_pause_is_a_row_of_the_table_and_a_decision_takes_it_out_in_its_
     """row: written for the pause (group, owner, tool); gone once the approve is accepted; one refund."""
     order_id = server_order(300)
     thread_id, _ = await start(requester, phrases.refund_in_full(order_id))
-    [row] = await listed_within_a_second(layer, thread_id)
+    [row] = await listed(layer, thread_id)
     assert (row["decided_by"], row["owner"], row["tool"]) == ("reviewer", "requester1", "issue_refund")
     run = await reviewer.runs.create(thread_id, "support", command=decisions(APPROVE))
     assert rows_of(layer, thread_id) == []  # out with the decision, whether or not its run has finished

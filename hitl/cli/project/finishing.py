@@ -2,7 +2,8 @@
 
 copier rendered the template without the demo; this serves the example agent in place of the
 demo's graphs (one line of `langgraph.json`, every other byte kept), writes the agent with
-`hitl new agent`, the project's README, and its name into `pyproject.toml`. Run as
+`hitl new agent`, the project's README and its `project.mk` (the team's own make targets, which no
+release touches), and its name into `pyproject.toml`. Run as
 `python -m hitl.cli.project.finishing NAME EXAMPLE` in the project's folder; prints the request
 that makes the example agent pause. Not for a project that exists already.
 """
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 from string import Template
 
+from hitl.cli.project import sources
 from hitl.cli.project.served_graphs import with_graphs
 from hitl.cli.scaffold import CONFIGS, EXAMPLE, TEMPLATES, new_agent
 
@@ -32,10 +34,11 @@ def finish(root: Path, name: str, example: str) -> str:
         "example": example,
         "example_request": EXAMPLE,
         "release": answers.get("release", "?"),
-        "template": answers.get("_src_path", "?"),
+        "template": sources.Template.recorded(answers.get("_src_path", "?")).url,
     }
-    readme = Template((TEMPLATES / "project" / "README.md.tmpl").read_text()).substitute(values)
-    (root / "README.md").write_text(readme)
+    for written in ("README.md", "project.mk"):
+        text = Template((TEMPLATES / "project" / f"{written}.tmpl").read_text()).substitute(values)
+        (root / written).write_text(text)
     pyproject = root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace(TEMPLATE_NAME, f'name = "{name}"', 1))
     return agent.run_command

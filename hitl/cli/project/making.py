@@ -1,9 +1,10 @@
 """`hitl new project DIR`: a project of your own, made from one release of the template.
 
 copier renders the template at the release's commit without the demo (`copier.yml`), from the
-URL the team shares, and records both (`.copier-answers.yml`), so that any clone of the project
-upgrades the same way (`hitl upgrade`). The release's own code then finishes the project
-(`finishing`, run inside it), so a project is that release's and nothing of the checkout that made it.
+URL the team shares (any URL git clones: `sources`), and records both (`.copier-answers.yml`), so
+that any clone of the project upgrades the same way (`hitl upgrade`). The release's own code then
+finishes the project (`finishing`, run inside it), so a project is that release's and nothing of
+the checkout that made it.
 Not for upgrades (`upgrade`).
 """
 
@@ -16,7 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from hitl.cli.project.releases import Release, ReleaseError, Template, chosen, remote_of
+from hitl.cli.project.releases import Release, ReleaseError, chosen
+from hitl.cli.project.sources import Template, remote_of
 
 PROJECT_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 AGENT_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -42,14 +44,16 @@ def new_project(
 ) -> NewProject:
     """Render `release` (the newest when None) of the template at `template` into `destination`.
 
-    `template` is where the team shares the template (its git URL, or a folder with a clone of it);
-    empty: the remote this checkout was cloned from. The project records it, not this machine's path.
+    `template` is where the team shares the template (any URL git clones, or a folder with a clone
+    of it); empty: the remote this checkout was cloned from. The project records it, not this
+    machine's path.
 
     Raises:
         ProjectError: `destination` is not empty, a name does not fit, the template or the
-            release cannot be found, or the release could not finish the project.
+            release cannot be found, copier cannot render it, or the release could not finish the project.
     """
     import copier  # noqa: PLC0415  (a dev dependency, needed for this command only)
+    from copier.errors import CopierError  # noqa: PLC0415
 
     if destination.exists() and any(destination.iterdir()):
         msg = f"{destination} is not empty: choose a new folder"
@@ -67,18 +71,23 @@ def new_project(
             "clones the template from (or a folder holding a clone of it), so the project records that"
         )
         raise ProjectError(msg)
+    shared = Template(url)
     try:
-        made_from = chosen(Template(url).releases(), release)
+        made_from = chosen(shared.releases(), release)
     except ReleaseError as error:
         raise ProjectError(str(error)) from None
-    copier.run_copy(
-        url,
-        destination,
-        data={"project_name": name, "example_agent": example, "release": str(made_from)},
-        vcs_ref=made_from.commit,
-        defaults=True,
-        quiet=True,
-    )
+    try:
+        copier.run_copy(
+            shared.for_copier,
+            destination,
+            data={"project_name": name, "example_agent": example, "release": str(made_from)},
+            vcs_ref=made_from.commit,
+            defaults=True,
+            quiet=True,
+        )
+    except (CopierError, ValueError) as error:
+        msg = f"copier could not render release {made_from} of the template at {url}: {error}"
+        raise ProjectError(msg) from None
     finished = _finish(destination, name, example)
     return NewProject(destination, url, made_from, example, finished)
 

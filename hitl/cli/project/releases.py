@@ -2,18 +2,15 @@
 
 `releases.toml` on the template's default branch lists them (git tags are not in every clone of
 it, a file is), and `CHANGELOG.md` says what each changed and what a project must do.
-Both are read from where the team shares the template (a git URL, or a folder), never from a
+Both are read from where the team shares the template (`sources.Template`), never from a
 project's own copy. Not for rendering or updating files: that is copier's (`making`, `upgrade`).
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import tempfile
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
 RELEASES_FILE = "releases.toml"
 VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
@@ -115,59 +112,3 @@ def must_do(changelog: str, after: Version | None, up_to: Version) -> list[tuple
             part = body.split(MUST_DO, 1)[1].split("\n### ", 1)[0]
             sections.append((version, part.split("\n", 1)[-1].strip()))
     return [(".".join(map(str, v)), text) for v, text in sorted(sections)]
-
-
-@dataclass(frozen=True)
-class Template:
-    """Where a team shares the template: a git URL, or a folder holding a clone of it."""
-
-    url: str
-
-    def read(self, *paths: str) -> dict[str, str]:
-        """The text of `paths` on the template's default branch (a path it lacks reads as '').
-
-        Raises:
-            ReleaseError: the template cannot be reached or is no git repository.
-        """
-        local = Path(self.url).expanduser()
-        if local.is_dir():
-            return {path: self._show(local, path) for path in paths}
-        with tempfile.TemporaryDirectory(prefix="hitl-template-") as scratch:
-            self._git("clone", "--quiet", "--depth=1", "--no-checkout", self.url, scratch)
-            return {path: self._show(Path(scratch), path) for path in paths}
-
-    def releases(self) -> list[Release]:
-        """The releases the template lists on its default branch, oldest first."""
-        return parse_releases(self.read(RELEASES_FILE)[RELEASES_FILE])
-
-    def _show(self, repository: Path, path: str) -> str:
-        done = git("-C", str(repository), "show", f"HEAD:{path}")
-        if done.returncode == 0:
-            return done.stdout
-        if "exists on disk, but not in" in done.stderr or "does not exist in" in done.stderr:
-            return ""
-        msg = f"{self.url} is no git repository of the template ({done.stderr.strip()})"
-        raise ReleaseError(msg)
-
-    def _git(self, *args: str) -> None:
-        done = git(*args, timeout=600)
-        if done.returncode != 0:
-            msg = f"could not read the template at {self.url}: {done.stderr.strip()}"
-            raise ReleaseError(msg)
-
-
-def remote_of(checkout: Path) -> str | None:
-    """The URL `checkout` was cloned from (its `origin`), if it has one."""
-    done = git("-C", str(checkout), "remote", "get-url", "origin")
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
-def git(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """`git args...`, its output as text (git from the PATH, as copier runs it)."""
-    return subprocess.run(  # noqa: S603  (git, with arguments this package builds)
-        ["git", *args],  # noqa: S607  (the PATH's git, as copier's own)
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )

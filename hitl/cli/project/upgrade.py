@@ -4,7 +4,8 @@ The project's `.copier-answers.yml` says where the template is shared and which 
 from; the template's `releases.toml` says which commit a release is. copier replays the layer's
 changes since then on top of the project's own; where it leaves a conflict, this command says so,
 names the files and exits 1 (copier alone exits 0 and leaves them for `git status` to find).
-Then it prints what the CHANGELOG says a project must do. Not for making a project (`making`).
+Either way it prints what the CHANGELOG says a project must do first, since resolving a conflict
+is when a team needs it most. Not for making a project (`making`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,12 @@ from hitl.cli.project.releases import (
     RELEASES_FILE,
     Release,
     ReleaseError,
-    Template,
     chosen,
-    git,
     must_do,
     parse_releases,
     version_of,
 )
+from hitl.cli.project.sources import Template, git
 
 ANSWERS = ".copier-answers.yml"
 CONFLICT_MARKERS = (b"<<<<<<< before updating", b">>>>>>> after updating")
@@ -34,11 +34,12 @@ CONFLICT_MARKERS = (b"<<<<<<< before updating", b">>>>>>> after updating")
 
 
 class UpgradeConflictError(ProjectError):
-    """copier left conflicts; `files` are where, relative to the project."""
+    """copier left conflicts; `files` are where, relative to the project; `must_do`, what the releases ask."""
 
-    def __init__(self, release: Release, files: list[str]) -> None:
-        """The conflict of the upgrade to `release`, in `files`."""
+    def __init__(self, release: Release, files: list[str], must_do: list[tuple[str, str]]) -> None:
+        """The conflict of the upgrade to `release`, in `files`; each crossed release's "Upgrading" part."""
         self.files = files
+        self.must_do = must_do
         super().__init__(
             f"the upgrade to {release} left conflicts in: {', '.join(files)}. Resolve each (between "
             "`<<<<<<< before updating` and `>>>>>>> after updating`), then `git add` them, `make test` and "
@@ -68,12 +69,19 @@ def upgrade(root: Path, version: str | None = None) -> Upgraded:
     from copier.errors import CopierError  # noqa: PLC0415
 
     answers = _answers(root)
-    url, current = str(answers.get("_src_path") or ""), str(answers.get("release") or "")
-    if not url:
+    recorded, current = str(answers.get("_src_path") or ""), str(answers.get("release") or "")
+    if not recorded:
         msg = f"{ANSWERS} names no template (`_src_path`): was this project made with `hitl new project`?"
         raise ProjectError(msg)
+    shared = Template.recorded(recorded)
+    if shared.for_copier != recorded:
+        msg = (
+            f"{ANSWERS} names the template as {recorded}, which copier does not read as git: write "
+            f"`_src_path: {shared.for_copier}` there, commit, and run `hitl upgrade` again"
+        )
+        raise ProjectError(msg)
     try:
-        files = Template(url).read(RELEASES_FILE, "CHANGELOG.md")
+        files = shared.read(RELEASES_FILE, "CHANGELOG.md")
         target = chosen(parse_releases(files[RELEASES_FILE]), version)
         at = version_of(current) if current else None
     except ReleaseError as error:
@@ -100,9 +108,10 @@ def upgrade(root: Path, version: str | None = None) -> Upgraded:
     except CopierError as error:
         msg = f"copier could not update the project: {error}"
         raise ProjectError(msg) from None
+    asked = must_do(files["CHANGELOG.md"], at, target.version)
     if conflicts := _conflicts(root):
-        raise UpgradeConflictError(target, conflicts)
-    return Upgraded(current, target, changed=True, must_do=must_do(files["CHANGELOG.md"], at, target.version))
+        raise UpgradeConflictError(target, conflicts, asked)
+    return Upgraded(current, target, changed=True, must_do=asked)
 
 
 def _answers(root: Path) -> dict[str, Any]:
@@ -150,6 +159,10 @@ def upgrade_command(
     """Take a later release of the template into this project; exit 1 naming any conflict."""
     try:
         done = upgrade(root, version)
+    except UpgradeConflictError as conflict:
+        _say_what_releases_ask(conflict.must_do)
+        typer.echo(f"\nerror: {conflict}", err=True)
+        raise typer.Exit(1) from None
     except ProjectError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None
@@ -157,5 +170,10 @@ def upgrade_command(
         typer.echo(f"already at release {done.after}")
         return
     typer.echo(f"upgraded from release {done.before or '?'} to {done.after}; now run `make test` and commit.")
-    for release, steps in done.must_do:
+    _say_what_releases_ask(done.must_do)
+
+
+def _say_what_releases_ask(asked: list[tuple[str, str]]) -> None:
+    """Each crossed release's "Upgrading" part of CHANGELOG.md, oldest first."""
+    for release, steps in asked:
         typer.echo(f"\nWhat {release} asks of a project (CHANGELOG.md):\n{steps}")

@@ -58,6 +58,16 @@ async function searchServedAgents(token: string, base: string): Promise<readonly
 const settled = new Map<string, readonly string[]>();
 const inFlight = new Map<string, Promise<readonly string[]>>();
 
+/**
+ * Forget every token's agents read so far, so the next page asks the server again. The tests' setup
+ * calls it after each test: test files share one module graph per worker (`vite.config.ts`), and an
+ * agent list one file's server answered for a token must not stand in for another file's answer.
+ */
+export function forgetServedAgents(): void {
+  settled.clear();
+  inFlight.clear();
+}
+
 function loadServedAgents(key: string, token: string, base: string): Promise<readonly string[]> {
   let pending = inFlight.get(key);
   if (!pending) {

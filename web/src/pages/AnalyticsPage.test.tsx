@@ -79,8 +79,8 @@ describe("analytics dashboard", () => {
     window.location.hash = "#/analytics";
     window.dispatchEvent(new HashChangeEvent("hashchange"));
 
-    // the dashboard's chunk (Recharts) loads on first open: slow on a busy machine, so wait longer than the default 1 s
-    expect((await screen.findByTestId("total-decisions", {}, { timeout: 15_000 })).textContent).toBe("4 decisions");
+    // the dashboard's chunk (Recharts) loads on first open: slow on a busy machine (src/test/setup.ts's wait)
+    expect((await screen.findByTestId("total-decisions")).textContent).toBe("4 decisions");
     expect(screen.getByTestId("total-median").textContent).toBe("1.5 min median");
     expect(screen.getByTestId("total-p90").textContent).toBe("42.6 min p90");
     expect(screen.getByTestId("total-refused").textContent).toBe("2 refused");
@@ -97,7 +97,7 @@ describe("analytics dashboard", () => {
 
     fireEvent.click(screen.getByTestId("period-30d"));
     await waitFor(() => expect(requests).toContain("/analytics?since=30d"));
-  }, 20_000);
+  });
 
   it("a requester gets no link, and the page shows the server's refusal", async () => {
     role = "requester";
@@ -107,6 +107,6 @@ describe("analytics dashboard", () => {
     expect(screen.queryByTestId("nav-analytics")).toBeNull();
     window.location.hash = "#/analytics";
     window.dispatchEvent(new HashChangeEvent("hashchange"));
-    expect((await screen.findByTestId("analytics-error", {}, { timeout: 15_000 })).textContent).toContain("reviewers and supervisors");
-  }, 20_000);
+    expect((await screen.findByTestId("analytics-error")).textContent).toContain("reviewers and supervisors");
+  });
 });
