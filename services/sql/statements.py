@@ -58,8 +58,23 @@ def console_engine(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"), pool_size=1)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _console_connection)
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", _begin)
     return engine
+
+
+WRITES = {"hitl_console_writes": True}
+"""Execution options of a write's transaction: SQLite starts it `BEGIN IMMEDIATE`."""
+
+
+def _begin(conn: Connection) -> None:
+    """SQLite: a write takes the write lock when it begins, waiting its busy timeout for it.
+
+    A deferred transaction that read first (`by_tool_call`) and then writes cannot wait: in WAL mode
+    SQLite refuses its upgrade at once ("database is locked") when another connection (the server's,
+    a tool running beside it in the same turn) wrote since its read began.
+    """
+    immediate = conn.get_execution_options().get("hitl_console_writes", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 def _console_connection(dbapi_connection: Any, record: Any) -> None:  # noqa: ANN401  (SQLAlchemy's hook)
@@ -130,7 +145,7 @@ def _read(engine: Engine, query: str, timeout_ms: int, max_rows: int) -> SqlResu
 
 def _write(engine: Engine, query: str, tool_call_id: str, timeout_ms: int) -> SqlResult:
     try:
-        with engine.begin() as conn:
+        with engine.execution_options(**WRITES).begin() as conn:
             if (done := by_tool_call(conn, tool_call_id)) is not None:
                 return done
             with _allowlisted(conn, query), _time_limit(conn, timeout_ms):

@@ -117,6 +117,34 @@ def test_a_worker_that_stops_answering_is_killed_after_its_time_limit(services, 
     console.workers.close()
 
 
+def test_a_write_waits_for_another_writer_instead_of_failing(services, engines):
+    """A write while another connection holds the write lock (a tool beside it in the turn) waits, then runs.
+
+    A deferred transaction that read first could not take the lock once the other committed
+    ("database is locked", seen when the ops agent's three approved calls ran at once).
+    """
+    if engines[-1].dialect.name != "sqlite":
+        pytest.skip("SQLite's write lock; PostgreSQL locks rows")
+    console = SqlConsole(engines[-1], write_timeout_ms=30_000)
+    idle_worker(console)
+    other = engines[-1].raw_connection()
+    try:
+        other.driver_connection.isolation_level = None
+        other.driver_connection.execute("BEGIN IMMEDIATE")
+        other.driver_connection.execute("UPDATE orders SET item = item WHERE order_id = 'A1024'")
+        running = in_background(console, "DELETE FROM orders WHERE order_id = 'A2048'", "beside-a-writer")
+        until(lambda: console.workers.pids() == [])  # the worker took the statement and waits for the lock
+        time.sleep(0.3)  # the other writer keeps its lock a while: the statement must wait, not fail
+        other.driver_connection.execute("COMMIT")
+    finally:
+        other.close()
+    running["thread"].join(timeout=30)
+    assert "error" not in running, running
+    assert running["result"]["rowcount"] == 1
+    assert counts(engines) == (len(DEMO_ORDERS) - 1, 1)
+    console.workers.close()
+
+
 def test_a_worker_is_a_fresh_process_without_the_servers_secrets(services, engines, monkeypatch):
     """env: the seal and signing keys, tokens and API keys of the server are not in a worker's environment."""
     secrets = {
