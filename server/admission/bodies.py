@@ -175,36 +175,38 @@ def replaying(chunks: list[Message], receive: Receive) -> Receive:
 
 
 class HeldAnswer:
-    """A `send` that keeps the response's status and (small) body, and holds the body back until `finish`.
+    """A `send` that keeps the response's status and (small) body, and holds the answer back until `finish`.
 
     A middleware that records what a route did (`server.admission.assistants`,
     `server.admission.state_writes`)
     writes the record before `finish`, so the caller hears of the change once it is on the record.
     Every body part is held, not only the last: a streaming layer in between (starlette's
     `BaseHTTPMiddleware`) sends the whole body with `more_body` and then an empty last part, and a
-    client that has its Content-Length would read the answer before the record was written.
+    client that has its Content-Length would read the answer before the record was written. The start
+    is held too: a 204 has no body, so a client takes the answer as whole once its start arrives.
     """
 
     def __init__(self, send: Send) -> None:
-        """Pass the response's start on to `send`; hold its body."""
+        """Hold the response (its start and its body) for `send`."""
         self.send = send
         self.status = 0
         self.body = b""
         self.held: list[Message] = []
 
     async def __call__(self, message: Message) -> None:
-        """Keep the status and body; hold every body part back."""
+        """Keep the status and body; hold the start and every body part back."""
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
         elif message["type"] == "http.response.body":
             if len(self.body) < 1_000_000:  # noqa: PLR2004  (an assistant is far smaller)
                 self.body += message.get("body", b"")
-            self.held.append(message)
+        else:
+            await self.send(message)
             return
-        await self.send(message)
+        self.held.append(message)
 
     async def finish(self) -> None:
-        """Send the body held back."""
+        """Send the answer held back."""
         held, self.held = self.held, []
         for message in held:
             await self.send(message)
