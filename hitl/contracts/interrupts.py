@@ -1,7 +1,8 @@
 """What the layer asks a person: the interrupt values of the gate and of tools, and who may answer them.
 
 A batched request (every gated call of a model turn), a per-call request, a tool's own form or
-sign-off. What a person answers is `hitl.contracts.decisions`; what the server keeps of it,
+sign-off, an MCP server's question mid-call (`McpElicitationRequest`). What a person answers is
+`hitl.contracts.decisions`; what the server keeps of it,
 `hitl.contracts.records`. Shapes only: the gate builds them (`hitl.gate.review_requests`).
 """
 
@@ -19,6 +20,8 @@ __all__ = [
     "Decider",
     "FormRequest",
     "InterruptMode",
+    "McpElicitationRequest",
+    "McpProvenance",
     "ReviewConfig",
     "ToolApprovalRequest",
 ]
@@ -26,6 +29,20 @@ __all__ = [
 Decider = str
 """Who may answer an interrupt: `owner` (the thread's owner) or a group (`reviewer`, `supervisor`, a team
 such as `finance`; `hitl.policy.groups`)."""
+
+
+class McpProvenance(TypedDict):
+    """Where a tool of an MCP server comes from: the server, its own tool name, its input schema's digest.
+
+    `crm` and `delete_contact` are what a policy names as `crm.delete_contact`; the call's `name` is
+    the tool as the model sees it (`crm_delete_contact`). `input_schema_sha256` is the SHA-256 of the
+    tool's input schema (canonical JSON) as listed when the call paused ('' for a tool the server did not
+    list): the call runs only while the server lists the same schema.
+    """
+
+    server: str
+    tool: str
+    input_schema_sha256: str
 
 
 class ActionRequest(TypedDict):
@@ -36,6 +53,8 @@ class ActionRequest(TypedDict):
     description: str
     tool_call_id: str
     agent: str
+    mcp: NotRequired[McpProvenance]
+    """Present for a tool of an MCP server."""
 
 
 class ReviewConfig(TypedDict):
@@ -96,6 +115,8 @@ class ToolApprovalRequest(TypedDict):
     escalated_seconds: NotRequired[float | None]
     escalate_to: NotRequired[str]
     """Present when an escalation goes to a group other than `supervisor`."""
+    mcp: NotRequired[McpProvenance]
+    """Present for a tool of an MCP server."""
 
 
 class FormRequest(TypedDict):
@@ -129,3 +150,36 @@ class ApprovalRequest(TypedDict):
     escalated_seconds: NotRequired[float | None]
     escalate_to: NotRequired[str]
     """Present when an escalation goes to a group other than `supervisor`."""
+
+
+class McpElicitationRequest(TypedDict):
+    """An MCP server's question in the middle of a tool call (MCP elicitation), answered by interrupt id.
+
+    `form` mode asks for `content` fitting `requested_schema` (flat: text, numbers, booleans, choices);
+    `url` mode asks the person to open `url` and confirm. Answered with a `McpElicitationAnswer`:
+    accept (with `content` in form mode), decline or cancel, each passed to the server as MCP says, and
+    recorded as answered, declined or cancelled. `message`, `requested_schema` and `url` are the
+    server's own words: clients show them as plain text, never as markup. `question` is the SHA-256 of
+    what is asked (server, tool, mode, message, schema or URL); the server stamps it on the answer it
+    accepts, so the tool passes an answer on only to the question it was given for.
+    """
+
+    type: Literal["mcp_elicitation"]
+    agent: str
+    tool_call_id: str
+    name: str
+    """The tool call's name, as the model called it."""
+    args: dict[str, Any]
+    """The tool call's arguments: what the question is about."""
+    mcp: McpProvenance
+    mode: Literal["form", "url"]
+    message: str
+    requested_schema: NotRequired[dict[str, Any]]
+    """Form mode: the JSON Schema of the content asked for."""
+    url: NotRequired[str]
+    """Url mode: the address to open (http or https)."""
+    question: str
+    required_role: Decider
+    """Who answers: `owner` (the thread's owner) unless the server's declaration names a group."""
+    requested_by: NotRequired[list[str]]
+    """Who asked for the run the call belongs to."""

@@ -20,12 +20,15 @@ from hitl.contracts.decisions import (
     ApproveAndAllowDecision,
     BatchedResponse,
     Decision,
+    McpElicitationAnswer,
 )
 from hitl.contracts.forms import registered
 from hitl.contracts.interrupts import (
     ApprovalRequest,
     BatchedApprovalRequest,
     FormRequest,
+    McpElicitationRequest,
+    McpProvenance,
     ToolApprovalRequest,
 )
 from hitl.contracts.records import (
@@ -48,6 +51,9 @@ PUBLISHED: dict[str, Any] = {
     "FormRequest": FormRequest,
     "ApprovalRequest": ApprovalRequest,
     "ApprovalAnswer": ApprovalAnswer,
+    "McpElicitationRequest": McpElicitationRequest,
+    "McpElicitationAnswer": McpElicitationAnswer,
+    "McpProvenance": McpProvenance,
     "ApprovalReceipt": ApprovalReceipt,
     "AuditRecord": AuditRecord,
     "AuditLog": AuditLog,

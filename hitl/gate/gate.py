@@ -5,9 +5,11 @@ names the agent asking, each call's `tool_call_id` and who may decide; and the b
 answer is checked (count, order, allowed types, edit args) *before* LangGraph saves it,
 so a bad answer can never wedge the thread. A run's policy override (`hitl.policy.overrides`,
 recorded in state when the run starts) and the thread's allowances (`hitl.policy.allowances`)
-change which calls pause; both are read from state, so a resume decides the same. This module
+change which calls pause; both are read from state, so a resume decides the same. The tools of the
+agent's MCP servers (`hitl.mcp.toolbox`) are gated here too, as `hitl.mcp.gating` says. This module
 says which calls pause and which may run: `batched` and `per_call` are the two flows,
 `review_requests` builds what they send, `deciders` says who may decide, `run_start` checks a run.
+One concept, however long: the gate's hooks around every model turn and tool call.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from langgraph.types import Command
 
     from hitl.contracts.interrupts import InterruptMode, ToolApprovalRequest
+    from hitl.mcp.toolbox import McpToolbox
     from hitl.policy.deadlines import Deadline
 
 DEFAULT_PREFIX = "Tool execution requires approval"
@@ -66,16 +69,19 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         interrupt_mode: InterruptMode = "batched",
         description_prefix: str = DEFAULT_PREFIX,
         default_deadline: Deadline | None = None,
+        toolbox: McpToolbox | None = None,
     ) -> None:
         """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
 
         Every gate applies the run's recorded policy override; the top agent's `RunStartGate`
-        records it.
+        records it. `toolbox` holds the agent's MCP servers: their tools pass this gate too, and
+        `policy` may name them (by the name the model calls them).
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
         """
-        check_policy(agent, policy, (t.name for t in tools))
+        mcp_named = [name for name in policy if toolbox is not None and toolbox.owner(name) is not None]
+        check_policy(agent, policy, [*(t.name for t in tools), *mcp_named])
         super().__init__(
             {name: self._interrupt_on(name, gate) for name, gate in policy.items()},
             description_prefix=description_prefix,
@@ -84,9 +90,14 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.agent = agent
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
+        self.toolbox = toolbox
+        if toolbox is not None:
+            toolbox.named = {name: gate for name, gate in policy.items() if name in mcp_named}
         answers.register(agent, tools)
-        self.reviews = ReviewRequests(agent, self.description_prefix, default_deadline)
-        self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
+        self.reviews = ReviewRequests(
+            agent, self.description_prefix, default_deadline, toolbox.provenance if toolbox else None
+        )
+        self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS | frozenset(mcp_named)
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
         return InterruptOnConfig(
@@ -99,10 +110,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             ),
         )
 
-    def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
-        """This agent's policy as the run's recorded override changes it."""
+    def policy_for(self, state: Mapping[str, Any]) -> Mapping[str, ToolGate]:
+        """This agent's policy as the run's recorded override changes it, its MCP tools' gates included."""
         override = trusted_run_policy(state.get(RUN_POLICY_KEY), current_thread_id())
-        return effective_policy(self.policy, self.gateable, override)
+        policy = effective_policy(self.policy, self.gateable, override)
+        return policy if self.toolbox is None else self.toolbox.gates(policy)
 
     def _pauses(self, call: ToolCall, policy: Mapping[str, ToolGate], state: Mapping[str, Any]) -> bool:
         """Whether `call` waits for a person: gated, and not covered by a thread allowance."""

@@ -32,13 +32,21 @@ if TYPE_CHECKING:
 RECEIPTS_KEY = "hitl_receipts"
 """The run's `configurable` key the server sets: {tool_call_id: the signed JWS of its latest decision}."""
 RUNS = frozenset({"approve", "edit"})
+ANSWERS = frozenset({"answered", "declined", "cancelled"})
+"""What a person answers a tool's own question (a form, an MCP server's): never a decision on the call."""
 
 
 def latest_signed(receipts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Each tool call's latest signed receipt (its JWS), from receipts oldest first."""
+    """Each tool call's latest signed receipt (its JWS) of a decision on the call, from receipts oldest first.
+
+    Answers to the tool's own questions (`ANSWERS`) are left out: the call an MCP server asks about
+    mid-call still runs under the approval it had.
+    """
     found: dict[str, str] = {}
     for receipt in receipts:
         call_id, token = receipt.get("tool_call_id"), receipt.get(SIGNED_FIELD)
+        if receipt.get("decision") in ANSWERS:
+            continue
         if isinstance(call_id, str) and call_id and isinstance(token, str):
             found[call_id] = token
     return found

@@ -30,6 +30,8 @@ const RECORDED_DECISIONS: Record<RecordedDecision, true> = {
   ...DECISION_TYPES,
   answered: true,
   cancel: true,
+  declined: true,
+  cancelled: true,
   withdrawn: true,
 };
 const ROLES: Record<ToolApprovalRequest["required_role"], true> = {
