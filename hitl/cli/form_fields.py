@@ -3,6 +3,7 @@
 One line per field: its name, its kind (text, number, yes/no, one of ...), whether it is required or
 its default, its limits (length, range, pattern) and its description. Reads JSON Schema as pydantic
 writes it (`$ref` to `$defs`, `anyOf` with null for optional values); anything else is "any value".
+An MCP server's question (`question_lines`) is shown the same way, with the answers it takes.
 Not for checking an answer: the server does that.
 """
 
@@ -97,3 +98,29 @@ def _limits(field: dict[str, Any]) -> list[str]:
     if "minItems" in field or "maxItems" in field:
         limits.append(f"{field.get('minItems', 0)} to {field.get('maxItems', 'any number of')} items")
     return limits
+
+
+def question_lines(thread: str, interrupt: dict[str, Any]) -> list[str]:
+    """What an MCP server asks (`mcp_elicitation`), its fields or link, and how to answer: plain text lines.
+
+    The server's words are shown as they are, never read as markup (the caller prints with markup off).
+    """
+    value = interrupt.get("value") or {}
+    mcp = value.get("mcp") or {}
+    where = f"{mcp.get('server')}.{mcp.get('tool')}"
+    asker = (
+        f"  waiting  {interrupt['id']}  {where} asks {value.get('required_role', 'owner')} "
+        f"(call={value.get('tool_call_id')} args={json.dumps(value.get('args') or {})}):"
+    )
+    lines = [asker, f"    {value.get('message', '')}"]
+    answer = f"hitl answer {thread} {interrupt['id']} --json"
+    if value.get("mode") == "url":
+        lines += [
+            f"    open: {value.get('url')}",
+            f'    then confirm: {answer} \'{{"action": "accept"}}\'',
+        ]
+    else:
+        lines += [f"    {line}" for line in field_lines(value.get("requested_schema") or {})]
+        lines.append(f'    answer: {answer} \'{{"action": "accept", "content": {{...}}}}\'')
+    lines.append(f'    or: {answer} \'{{"action": "decline"}}\' (or cancel, to abandon the call)')
+    return lines

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import httpx
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from hitl.cli.form_fields import field_lines
+from hitl.cli.form_fields import field_lines, question_lines
 from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
 from hitl.contracts.resume import pending_interrupts
 
@@ -66,13 +67,13 @@ def inbox(
     columns = ("agent", "tool", "what", "decisions", "group", "approvals", "owner", "age", "also waiting")
     for column in columns:
         table.add_column(column, overflow="fold")
-    for item in page["items"]:
+    for item in page["items"]:  # what agents and servers wrote is shown as text, never read as markup
         table.add_row(
             item["thread_id"],
-            str(item["agent"]),
-            str(item["tool"]),
-            str(item["description"])[:60],
-            ",".join(item["allowed_decisions"]) or "form",
+            Text(str(item["agent"])),
+            Text(str(item["tool"])),
+            Text(str(item["description"])[:60]),
+            ",".join(item["allowed_decisions"]) or _answered(item),
             str(item.get("group") or item["required_role"]),
             progress(item.get("approvals")) or "",
             str(item["owner"]),
@@ -83,6 +84,11 @@ def inbox(
     if page.get("next_cursor"):
         hidden = page["total"] - len(page["items"])
         out.print(f"more: {hidden} not shown (--limit, --group, --mine, --agent, --tool)")
+
+
+def _answered(item: dict[str, Any]) -> str:
+    """What a row without decisions takes: an answer to a server's question, or a form's fields."""
+    return "answer" if item.get("kind") == "mcp_elicitation" else "form"
 
 
 def group_counts(counts: object) -> str:
@@ -117,6 +123,10 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
     for interrupt in pending:
         value = interrupt.get("value") or {}
+        if value.get("type") == "mcp_elicitation":
+            for line in question_lines(thread, interrupt):
+                out.print(line, markup=False, soft_wrap=True)
+            continue
         configs = value.get("review_configs") or [value]
         for index, action in enumerate(value.get("action_requests") or [value]):
             what = action.get("name") or action.get("form") or action.get("action")
