@@ -181,5 +181,3 @@ class McpElicitationRequest(TypedDict):
     question: str
     required_role: Decider
     """Who answers: `owner` (the thread's owner) unless the server's declaration names a group."""
-    requested_by: NotRequired[list[str]]
-    """Who asked for the run the call belongs to."""

@@ -15,6 +15,7 @@ from langchain_core.messages import ToolMessage
 from hitl.gate.caller import Caller, current_caller, thread_owner
 from hitl.policy import quorum
 from hitl.policy.groups import who
+from hitl.proof.receipt_check import signed_decider
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -31,8 +32,12 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
     """The refusal of a decision its sender may not make on the call it would run, if so.
 
     An edit is judged on its edited arguments. Owners' own questions and rejections need no role here.
+    The sender is the person the decision's signed receipt names, when the server named one: the run
+    may be someone else's (the owner answering a question the approved tool asks).
     """
     caller = current_caller()
+    if caller is not None:
+        caller = signed_decider(call, str(decision.get("type"))) or caller
     if decision.get("type") == "reject" or (caller is None and decision.get("type") != "edit"):
         return None
     if caller is None:  # in-process (no server): only the fixed arguments are checked

@@ -19,7 +19,6 @@ from langgraph.types import interrupt
 from pydantic_core import PydanticCustomError, ValidationError
 
 from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY
-from hitl.gate.caller import requested_by
 from hitl.mcp.connection import ElicitRequest, ElicitResult, ServerProblem
 from hitl.mcp.elicitations import (
     MAX_MESSAGE_CHARS,
@@ -92,7 +91,6 @@ def question(
         url=value.get("url"),
     )
     value["required_role"] = answered_by
-    value.update(requested_by())
     return cast("McpElicitationRequest", value)
 
 

@@ -91,6 +91,34 @@ def refusal(
     return None
 
 
+def signed_decider(call: ToolCall, decision: str, config: Mapping[str, Any] | None = None) -> Caller | None:
+    """Who made `decision` (approve or edit) on `call`, as its signed receipt names them; None without one.
+
+    A run may resume for someone else than the decider: a call approved by a reviewer runs again
+    when its owner answers a question the tool asks mid-call, in a run the owner started. The person
+    a decision is judged by is the one its verified receipt names, never the run's caller.
+    """
+    if config is None:
+        config = dict(get_config())
+    named = (config.get("configurable") or {}).get(RECEIPTS_KEY)
+    token = named.get(call["id"] or "") if isinstance(named, dict) else None
+    if not isinstance(token, str) or decision not in RUNS:
+        return None
+    try:
+        claims = signed_claims(token, keyring().jwks)
+    except ReceiptInvalidError:
+        return None
+    approver = claims.get("approver")
+    if claims.get("decision") != decision or claims.get("tool_call_id") != call["id"]:
+        return None
+    if not isinstance(approver, dict):
+        return None
+    identity, roles = approver.get("identity"), approver.get("roles")
+    if not isinstance(identity, str) or not isinstance(roles, list):
+        return None
+    return Caller(identity=identity, roles=frozenset(str(r) for r in roles))
+
+
 def _refused(request: ToolCallRequest, agent: str, thread_id: str | None) -> tuple[ToolMessage, Any] | None:
     """Server runs: the "Not run" answer for an uncovered call, and (store, record) to audit it."""
     caller = current_caller()

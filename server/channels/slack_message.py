@@ -88,6 +88,20 @@ def who_decides(row: dict[str, Any]) -> str:
     return words
 
 
+def headline(rows: list[dict[str, Any]], event: str) -> str:
+    """What a notice is about: an escalation, an MCP server's question, or an approval."""
+    if event == "approval_escalated":
+        return "Escalated"
+    return "Question" if rows and all(r.get("kind") == "mcp_elicitation" for r in rows) else "Approval needed"
+
+
+def link_to_open(pending: Pending) -> str | None:
+    """The link an MCP server asks its person to open (url mode), as the server gave it; None otherwise."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    url = value.get("url") if value.get("type") == "mcp_elicitation" and value.get("mode") == "url" else None
+    return url if isinstance(url, str) else None
+
+
 def pause_message(
     pending: Pending, rows: list[dict[str, Any]], public_url: str, event: str = "approval_pending"
 ) -> dict[str, Any]:
@@ -96,7 +110,7 @@ def pause_message(
     thread_id = str(first["thread_id"])
     link = thread_link(public_url, thread_id)
     tools = ", ".join(str(r.get("tool")) for r in rows)
-    title = ("Escalated: " if event == "approval_escalated" else "Approval needed: ") + tools
+    title = f"{headline(rows, event)}: {tools}"
     asker = str(first.get("agent") or "agent")
     graph = first.get("graph_id")
     if graph and graph != asker:
@@ -119,6 +133,8 @@ def pause_message(
             args = f"{args[:MAX_ARGS_CHARS]}\n… (cut: see the web app)"
         text = f"*{mrkdwn(row.get('tool'))}*: {mrkdwn(str(row.get('description') or '')[:400])}".strip()
         blocks.append({"type": "section", "text": _markdown(f"{text}\n{code_block(args)}")})
+    if (url := link_to_open(pending)) is not None:  # shown, never linked: the web app opens it
+        blocks.append({"type": "section", "text": _markdown(f"*Link to open*\n{code_block(url)}")})
     approve, reject = decisions_offered(pending)
     value = button_value(thread_id, pending.id)
     buttons: list[dict[str, Any]] = []

@@ -1,10 +1,11 @@
 """The lab agent: a team's agent whose only tools come from misbehaving MCP servers (`tests.mcp_lab.servers`).
 
-It declares three servers as any team would (`lab` and `lab-mirror`, reached at the URLs in
-`LAB_MCP_URL` and `LAB_MIRROR_MCP_URL`, and `down`, whose URL nobody serves), each with a 2 s
-timeout, and names two tools in its policy: `lab-mirror.read_note` (read-only, as the server says:
+It declares four servers as any team would (`lab`, `lab-mirror` and `lab-broken`, reached at the
+URLs in `LAB_MCP_URL`, `LAB_MIRROR_MCP_URL` and `LAB_BROKEN_MCP_URL`, and `down`, whose URL nobody
+serves), each with a 2 s timeout, and names two tools in its policy: `lab-mirror.read_note`
+(read-only, as the server says:
 gated all the same) and `lab.archive_note` (a supervisor decides). Its gate works per call. Offline,
-its model calls exactly what it is told: "call <tool> with <JSON args>".
+its model calls exactly what it is told, offered or not: "call <tool> with <JSON args>".
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ class LabSettings(Settings):
 
     lab_mcp_url: str = Field(default="", description="The lab server's URL.")
     lab_mirror_mcp_url: str = Field(default="", description="The lab's mirror server's URL.")
+    lab_broken_mcp_url: str = Field(default="", description="The server whose listing no SDK reads.")
     lab_down_mcp_url: str = Field(default="", description="A URL nobody serves.")
 
 
 LAB = McpServer("lab", url_setting="LAB_MCP_URL", timeout_seconds=2)
 MIRROR = McpServer("lab-mirror", url_setting="LAB_MIRROR_MCP_URL", timeout_seconds=2)
+BROKEN = McpServer("lab-broken", url_setting="LAB_BROKEN_MCP_URL", timeout_seconds=2)
 DOWN = McpServer("down", url_setting="LAB_DOWN_MCP_URL", timeout_seconds=2)
 ASKED = re.compile(r"^call (?P<tool>[\w-]+) with (?P<args>\{.*\})$", re.DOTALL)
 
@@ -49,9 +52,7 @@ def lab_script(chat: Conversation) -> Reply | None:
     tool = match["tool"]
     if (result := chat.last(tool)) is not None:
         return f"{tool}: {'ok' if result.ok else 'failed'}: {result.content}"
-    if tool not in chat.tools:
-        return f"I have no tool {tool}."
-    return [Call(tool, json.loads(match["args"]))]
+    return [Call(tool, json.loads(match["args"]))]  # offered or not: a model may call any name
 
 
 graph = create_deep_agent(
@@ -64,7 +65,7 @@ graph = create_deep_agent(
         "lab.archive_note": ToolGate(allowed_decisions=("approve", "reject"), decider="supervisor"),
     },
     interrupt_mode="per_call",
-    mcp_servers=[LAB, MIRROR, DOWN],
+    mcp_servers=[LAB, MIRROR, BROKEN, DOWN],
     offline=Script(lab_script),
     settings=LabSettings(),
 )

@@ -79,8 +79,11 @@ def _answering(url: str, process: subprocess.Popen[bytes], log: Path, seconds: f
 
 
 @contextmanager
-def mcp_beside(workdir: Path) -> Iterator[McpBeside]:
-    """Billing and the lab for a test server run from `workdir`, for the length of a `with` block."""
+def mcp_beside(workdir: Path, *, lab_agent: bool = True) -> Iterator[McpBeside]:
+    """Billing and the lab for a test server run from `workdir`, for the length of a `with` block.
+
+    `lab_agent=False` serves the repository's graphs only (the lab's servers still run).
+    """
     billing_port, lab_port, down_port = free_port(), free_port(), free_port()
     env = {
         **os.environ,
@@ -90,7 +93,7 @@ def mcp_beside(workdir: Path) -> Iterator[McpBeside]:
     }
     config = json.loads((ROOT / "langgraph.json").read_text())
     config["dependencies"] = [str(ROOT)]
-    config["graphs"] = {**config["graphs"], "mcp_lab": LAB_GRAPH}
+    config["graphs"] = {**config["graphs"], **({"mcp_lab": LAB_GRAPH} if lab_agent else {})}
     served = workdir / "langgraph.mcp.json"
     served.write_text(json.dumps(config, indent=2))
     beside = McpBeside(
@@ -99,7 +102,9 @@ def mcp_beside(workdir: Path) -> Iterator[McpBeside]:
             "BILLING_MCP_AUTHORIZATION": BILLING_AUTHORIZATION,
             "LAB_MCP_URL": f"http://127.0.0.1:{lab_port}/lab/mcp",
             "LAB_MIRROR_MCP_URL": f"http://127.0.0.1:{lab_port}/mirror/mcp",
+            "LAB_BROKEN_MCP_URL": f"http://127.0.0.1:{lab_port}/broken/mcp",
             "LAB_DOWN_MCP_URL": f"http://127.0.0.1:{down_port}/mcp",
+            "MCP_LIST_SECONDS": "1",  # a tool the lab adds is offered within a second
         },
         config=served,
         lab_data=workdir / "mcp-lab",

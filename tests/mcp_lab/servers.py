@@ -2,7 +2,9 @@
 
 `python -m tests.mcp_lab.servers --port N --data DIR` serves two MCP servers (the MCP SDK's low-level
 `Server`, so every listing is exactly what a test wants): `lab` at `/lab/mcp` and `lab-mirror` at
-`/mirror/mcp`, which lists tools of the same names (duplicates across servers). `/health` answers
+`/mirror/mcp`, which lists tools of the same names (duplicates across servers); what no SDK would
+list is added on the wire (`RawListing`): one name twice by `lab`, a schema of no object by
+`lab-broken` at `/broken/mcp` (a listing the client's SDK refuses whole). `/health` answers
 200 once both serve. Every call a tool really runs is written to the ledger, `DIR/ledger.db` (table
 `calls`: server, tool, arguments, who it acted for, the agent's tool call id): the tests' business
 database, to assert what ran. `DIR/listing.json` changes the listing while it serves (`added`: a
@@ -114,7 +116,7 @@ class Lab:
                 annotations=DESTRUCTIVE,
             ),
         ]
-        if server == "lab-mirror":
+        if server in {"lab-mirror", "lab-broken"}:
             return tools
         tools += [
             Tool(name="archive_note", description="Archive a note (no annotations).", input_schema=NOTE),
@@ -133,14 +135,11 @@ class Lab:
             Tool(name="ask_link", description="Asks to open a link.", input_schema=NOTE),
             Tool(name="ask_script_link", description="Asks to open javascript:.", input_schema=NOTE),
             Tool(name="ask_sampling", description="Asks the client's model.", input_schema=NOTE),
-            Tool(name="bad_schema", description="Its schema is no object.", input_schema={"type": "string"}),
             Tool(
                 name="remote_ref",
                 description="Its schema fetches another.",
                 input_schema={"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}},
             ),
-            Tool(name="twice", description="Listed twice.", input_schema=NOTHING, annotations=READ_ONLY),
-            Tool(name="twice", description="Listed twice.", input_schema=NOTHING, annotations=READ_ONLY),
         ]
         if switches.get("added"):
             tools.append(
@@ -152,6 +151,70 @@ class Lab:
                 )
             )
         return tools
+
+
+TWICE = {
+    "name": "twice",
+    "description": "Listed twice.",
+    "inputSchema": NOTHING,
+    "annotations": {"readOnlyHint": True},
+}
+BAD_SCHEMA = {
+    "name": "bad_schema",
+    "description": "Its schema is no object.",
+    "inputSchema": {"type": "string"},
+}
+"""Added on the wire (`RawListing`): a name twice (lab), a schema of no object (lab-broken)."""
+
+
+class RawListing:
+    """A lab server's `tools/list` answers, with tools no SDK would list added to the JSON on its way out."""
+
+    def __init__(self, app: Any, extra: list[dict[str, Any]]) -> None:
+        """Wrap a lab server's ASGI `app`; its listings get `extra` tools."""
+        self.app, self.extra = app, extra
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Pass every request on; rewrite the body of a `tools/list` answer."""
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        try:
+            method = json.loads(body).get("method")
+        except ValueError:
+            method = None
+        if method != "tools/list":
+            await self.app(scope, replay, send)
+            return
+        start: dict[str, Any] = {}
+        out = bytearray()
+
+        async def capture(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            elif message["type"] == "http.response.body":
+                out.extend(message.get("body", b""))
+
+        await self.app(scope, replay, capture)
+        answer = json.loads(bytes(out))
+        answer.get("result", {}).get("tools", []).extend(self.extra)
+        rewritten = json.dumps(answer).encode()
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(rewritten)).encode())]})
+        await send({"type": "http.response.body", "body": rewritten})
 
 
 def server(lab: Lab, name: str) -> Server[Any]:
@@ -223,10 +286,7 @@ def app(lab: Lab) -> Starlette:
     """Both servers and a health check, as one ASGI app (each server's session manager in its lifespan)."""
     apps = {
         path: server(lab, name).streamable_http_app(stateless_http=True, json_response=True)
-        for path, name in (
-            ("lab", "lab"),
-            ("mirror", "lab-mirror"),
-        )
+        for path, name in (("lab", "lab"), ("mirror", "lab-mirror"), ("broken", "lab-broken"))
     }
 
     async def health(_request: Any) -> PlainTextResponse:
@@ -239,11 +299,17 @@ def app(lab: Lab) -> Starlette:
         async with (
             apps["lab"].router.lifespan_context(apps["lab"]),
             apps["mirror"].router.lifespan_context(apps["mirror"]),
+            apps["broken"].router.lifespan_context(apps["broken"]),
         ):
             yield
 
     return Starlette(
-        routes=[Route("/health", health), *(Mount(f"/{path}", app=inner) for path, inner in apps.items())],
+        routes=[
+            Route("/health", health),
+            Mount("/lab", app=RawListing(apps["lab"], [TWICE, TWICE])),
+            Mount("/mirror", app=apps["mirror"]),
+            Mount("/broken", app=RawListing(apps["broken"], [BAD_SCHEMA])),
+        ],
         lifespan=lifespan,
     )
 

@@ -618,7 +618,6 @@ export interface McpElicitationRequest {
   mode: "form" | "url";
   name: string;
   question: string;
-  requested_by?: string[];
   requested_schema?: {
     [k: string]: unknown;
   };

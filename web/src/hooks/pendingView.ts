@@ -10,6 +10,7 @@ import type {
   Decision,
   DecisionType,
   FormRequest,
+  McpElicitationRequest,
   ToolApprovalRequest,
 } from "../contracts/generated";
 import { isRecord, type ClassifiedInterrupt } from "../interrupts/guards";
@@ -71,6 +72,7 @@ export type PendingApproval =
     })
   | (PendingBase & { kind: "form"; value: FormRequest; responseSchema: JsonSchema | null })
   | (PendingBase & { kind: "approval_request"; value: ApprovalRequest })
+  | (PendingBase & { kind: "mcp_elicitation"; value: McpElicitationRequest })
   | (PendingBase & { kind: "unknown"; value: unknown });
 
 const FALLBACK_DECISIONS: DecisionType[] = ["approve", "reject"];
@@ -169,6 +171,14 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
     case "approval_request":
       // A sign-off is a reviewer's (the server's rule), never its asker's.
       return { ...base, ...item, decider: deciderOf({}, item.value.requested_by, deadline.escalated) };
+    case "mcp_elicitation":
+      // The thread's owner answers an MCP server's question, unless the server's declaration names a group.
+      return {
+        ...base,
+        ...item,
+        schemaLoading: false,
+        decider: item.value.required_role === "owner" ? OWNER_ANSWERS : deciderOf(item.value, [], deadline.escalated),
+      };
     default:
       return { ...base, ...item };
   }

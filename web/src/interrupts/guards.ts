@@ -13,6 +13,7 @@ import type {
   Decision,
   DecisionType,
   FormRequest,
+  McpElicitationRequest,
   RecordedDecision,
   ReviewConfig,
   ToolApprovalRequest,
@@ -137,11 +138,34 @@ export function isApprovalRequest(value: unknown): value is ApprovalRequest {
   );
 }
 
+/**
+ * An MCP server's question mid-call: `{type: "mcp_elicitation", mode, message, ...}`, a form
+ * (`requested_schema`) or a link (`url`), answered `{action: "accept" | "decline" | "cancel", content?}`.
+ */
+export function isMcpElicitationRequest(value: unknown): value is McpElicitationRequest {
+  return (
+    isRecord(value) &&
+    value.type === "mcp_elicitation" &&
+    isString(value.agent) &&
+    isString(value.tool_call_id) &&
+    isString(value.name) &&
+    isRecord(value.args) &&
+    isRecord(value.mcp) &&
+    isString(value.mcp.server) &&
+    isString(value.mcp.tool) &&
+    isString(value.message) &&
+    isString(value.question) &&
+    isString(value.required_role) &&
+    ((value.mode === "form" && isRecord(value.requested_schema)) || (value.mode === "url" && isString(value.url)))
+  );
+}
+
 export type ClassifiedInterrupt =
   | { kind: "batched"; id: string; value: BatchedApprovalRequest }
   | { kind: "tool_approval"; id: string; value: ToolApprovalRequest }
   | { kind: "form"; id: string; value: FormRequest }
   | { kind: "approval_request"; id: string; value: ApprovalRequest }
+  | { kind: "mcp_elicitation"; id: string; value: McpElicitationRequest }
   | { kind: "unknown"; id: string; value: unknown };
 
 export type InterruptKind = ClassifiedInterrupt["kind"];
@@ -154,6 +178,7 @@ export function classifyInterrupt(interrupt: { id?: string; value?: unknown }): 
   if (isToolApprovalRequest(value)) return { kind: "tool_approval", id, value };
   if (isFormRequest(value)) return { kind: "form", id, value };
   if (isApprovalRequest(value)) return { kind: "approval_request", id, value };
+  if (isMcpElicitationRequest(value)) return { kind: "mcp_elicitation", id, value };
   return { kind: "unknown", id, value };
 }
 
