@@ -98,3 +98,13 @@ def test_the_readme_walk_through_refunds_a1024_once(newcomer):
     assert [r["decision"] for r in records if r.get("reviewer") == "supervisor1"] == ["approve"]
     with sqlite3.connect(copy / "data" / "business.db") as db:
         assert db.execute("select count(*) from refunds where order_id = 'A1024'").fetchone() == (1,)
+
+
+def test_make_dev_serves_the_billing_mcp_server_beside_the_agents(newcomer):
+    """`make dev` printed billing's address and serves it: support looks an invoice up through it at once."""
+    copy, port = newcomer
+    log = (copy.parent / f"{copy.name}-make-dev.log").read_text()
+    assert re.search(r"MCP server billing: http://127\.0\.0\.1:\d+/mcp", log), log[-2000:]
+    setup = [c for c in walk_through() if c.startswith(("export ", "alias "))]
+    said = as_typed(copy, port, [*setup, "hitl run support 'Look up invoice INV-1024'"])
+    assert "Invoice INV-1024 for order A1024: 899, open" in said

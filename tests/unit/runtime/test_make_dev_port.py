@@ -31,6 +31,29 @@ def test_make_dev_stops_when_the_port_is_taken():
     assert "Serving on" not in done.stdout
 
 
+def test_make_dev_stops_when_a_server_beside_it_cannot_have_its_port():
+    """MCP_PORT taken (the demo's billing server): make dev stops at once, naming the variable to change."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        taken = listener.getsockname()[1]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            free = probe.getsockname()[1]
+        done = subprocess.run(
+            ["make", "-s", *PREBUILT, "dev", f"PORT={free}", f"MCP_PORT={taken}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode != 0
+    assert f"Port {taken} on 127.0.0.1 is taken" in done.stderr
+    assert f"make dev MCP_PORT={taken + 1}" in done.stderr
+    assert "Serving on" not in done.stdout
+
+
 def check(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "server.runtime.port_check", *args],
