@@ -1,4 +1,4 @@
-"""`python -m server.runtime.port_check PORT [VARIABLE]`: stop `make dev` with a clear line when PORT is taken.
+"""`python -m server.runtime.port_check PORT [VARIABLE]`: stop `make dev` with a line when PORT is taken.
 
 `langgraph dev` would otherwise fail (or, in some versions, serve elsewhere) after printing the
 address `make dev` announced; so would a server a project runs beside it (its port in VARIABLE,

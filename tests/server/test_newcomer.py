@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 THREAD = re.compile(r"thread ([0-9a-f-]{36})")
 
 
-def walk_through() -> list[str]:
-    """The commands of docs/reviewing.md's terminal walk-through, in order, comments and blanks left out."""
+def walk_through(title: str = "one refund, from a terminal") -> list[str]:
+    """The commands of one terminal walk-through of docs/reviewing.md, in order, no comments, no blanks."""
     text = (ROOT / "docs" / "reviewing.md").read_text()
-    section = text.split("## Walk-through: one refund, from a terminal", 1)[1]
+    section = text.split(f"## Walk-through: {title}", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
@@ -106,5 +106,38 @@ def test_make_dev_serves_the_billing_mcp_server_beside_the_agents(newcomer):
     log = (copy.parent / f"{copy.name}-make-dev.log").read_text()
     assert re.search(r"MCP server billing: http://127\.0\.0\.1:\d+/mcp", log), log[-2000:]
     setup = [c for c in walk_through() if c.startswith(("export ", "alias "))]
-    said = as_typed(copy, port, [*setup, "hitl run support 'Look up invoice INV-1024'"])
+    said = as_typed(
+        copy, port, [*setup, "HITL_TOKEN=dev-requester1 hitl run support 'Look up invoice INV-1024'"]
+    )
     assert "Invoice INV-1024 for order A1024: 899, open" in said
+
+
+WAITING = re.compile(r"waiting  ([0-9a-f]{32})")
+
+
+def test_the_mcp_question_walk_through_writes_one_credit_note(newcomer):
+    """the MCP walk-through, verbatim: billing's two questions answered by the owner; one credit note."""
+    copy, port = newcomer
+    commands = walk_through("a question from an MCP server, from a terminal")
+    setup = [c for c in commands if c.startswith(("export ", "alias "))]
+    said: list[str] = []
+    thread = interrupt = ""
+    for command in commands[len(setup) :]:
+        out = as_typed(
+            copy, port, [*setup, command.replace("<thread>", thread).replace("<interrupt>", interrupt)]
+        )
+        said.append(out)
+        if not thread and (found := THREAD.search(out)):
+            thread = found.group(1)
+        if "hitl show" in command and (waiting := WAITING.search(out)):
+            interrupt = waiting.group(1)
+    assert "Why should INV-2048 be credited 20?" in said[2]
+    assert "reason  text, required, 3 to 500 characters" in said[2]
+    assert "Credit 20 on INV-2048 (invoice 59)?" in said[4]
+    assert "of 20 on INV-2048: Arrived late" in said[5]
+    assert said[6].strip().splitlines() == ["INV-2048|20.0|Arrived late"]
+    assert "verified" in said[7].lower()
+    with sqlite3.connect(copy / "data" / "business.db") as db:
+        assert db.execute("select count(*) from credit_notes where invoice_id = 'INV-2048'").fetchone() == (
+            1,
+        )
