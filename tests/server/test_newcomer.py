@@ -132,7 +132,7 @@ def test_the_mcp_question_walk_through_writes_one_credit_note(newcomer):
         if "hitl show" in command and (waiting := WAITING.search(out)):
             interrupt = waiting.group(1)
     assert "Why should INV-2048 be credited 20?" in said[2]
-    assert "reason  text, required, 3 to 500 characters" in said[2]
+    assert "reason text, required, 3 to 500 characters" in said[2]
     assert "Credit 20 on INV-2048 (invoice 59)?" in said[4]
     assert "of 20 on INV-2048: Arrived late" in said[5]
     assert said[6] == "INV-2048|20.0|Arrived late"
