@@ -52,6 +52,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 ASKED_KEPT = 4096
 """The schema digest each paused call was asked with, remembered per call (runs without a server)."""
+RETRY_SECONDS = 5.0
+"""How soon a server whose last listing failed is listed again (at most `MCP_LIST_SECONDS`)."""
 
 
 @dataclass
@@ -173,10 +175,14 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
             for name, state in self.states.items()
             if self.endpoints[name].configured
             and (only is None or name == only)
-            and (force or time.monotonic() - state.listed_at >= self.list_seconds)
+            and (force or time.monotonic() - state.listed_at >= self._every(state))
         ]
         if due:
             await asyncio.gather(*(self._list(name) for name in due))
+
+    def _every(self, state: ServerState) -> float:
+        """How long a listing of `state`'s server is reused: less after a failure (the server may be back)."""
+        return min(self.list_seconds, RETRY_SECONDS) if state.problem else self.list_seconds
 
     async def _list(self, name: str) -> None:
         server, state = self.servers[name], self.states[name]
