@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -24,6 +24,8 @@ from hitl.policy.gates import ToolGate
 from hitl.settings import Settings
 
 if TYPE_CHECKING:
+    from langgraph.types import Checkpointer
+
     from hitl.model.scripted.conversation import Conversation
     from hitl.model.scripted.script import Reply
 
@@ -55,17 +57,23 @@ def lab_script(chat: Conversation) -> Reply | None:
     return [Call(tool, json.loads(match["args"]))]  # offered or not: a model may call any name
 
 
-graph = create_deep_agent(
-    None,
-    [],
-    name="mcp_lab",
-    system_prompt="Call the lab's tools as asked.",
-    interrupt_on={
-        "lab-mirror.read_note": ToolGate(allowed_decisions=("approve", "reject")),
-        "lab.archive_note": ToolGate(allowed_decisions=("approve", "reject"), decider="supervisor"),
-    },
-    interrupt_mode="per_call",
-    mcp_servers=[LAB, MIRROR, BROKEN, DOWN],
-    offline=Script(lab_script),
-    settings=LabSettings(),
-)
+def make_graph(settings: LabSettings | None = None, checkpointer: Checkpointer | None = None) -> Any:
+    """The lab agent, on `settings` (the environment by default)."""
+    return create_deep_agent(
+        None,
+        [],
+        name="mcp_lab",
+        system_prompt="Call the lab's tools as asked.",
+        interrupt_on={
+            "lab-mirror.read_note": ToolGate(allowed_decisions=("approve", "reject")),
+            "lab.archive_note": ToolGate(allowed_decisions=("approve", "reject"), decider="supervisor"),
+        },
+        interrupt_mode="per_call",
+        mcp_servers=[LAB, MIRROR, BROKEN, DOWN],
+        offline=Script(lab_script),
+        settings=settings or LabSettings(),
+        checkpointer=checkpointer,
+    )
+
+
+graph = make_graph()
