@@ -39,6 +39,16 @@ class McpBeside:
     config: Path
     lab_data: Path
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    billing: tuple[list[str], Path, dict[str, str]] | None = None
+    """How billing was started (command, work directory, environment): `restart_billing` does it again."""
+
+    def restart_billing(self) -> None:
+        """Stop billing by its PID and start it again on the same port (its request-state key is new)."""
+        assert self.billing is not None
+        command, workdir, env = self.billing
+        stop(self.processes[0])
+        self.processes[0] = _started(command, workdir, env, "billing.log")
+        _answering(self.env["BILLING_MCP_URL"], self.processes[0], workdir / "billing.log")
 
     def lab_calls(self, tool: str | None = None) -> list[dict[str, Any]]:
         """Every call a lab tool ran (of `tool`, if given), oldest first: the lab's business database."""
@@ -110,12 +120,9 @@ def mcp_beside(workdir: Path, *, lab_agent: bool = True) -> Iterator[McpBeside]:
         lab_data=workdir / "mcp-lab",
     )
     try:
-        billing = _started(
-            [sys.executable, "-m", "services.billing_mcp", "--port", str(billing_port)],
-            workdir,
-            env,
-            "billing.log",
-        )
+        command = [sys.executable, "-m", "services.billing_mcp", "--port", str(billing_port)]
+        beside.billing = (command, workdir, env)
+        billing = _started(command, workdir, env, "billing.log")
         beside.processes.append(billing)
         lab = _started(
             [
