@@ -23,11 +23,11 @@ from hitl.mcp.connection import CallToolResult, ServerProblem, call_round
 from hitl.mcp.listing import plain_text
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from langchain_core.messages import ToolCall
 
-    from hitl.mcp.connection import ElicitResult, Limits
+    from hitl.mcp.connection import ElicitResult, Limits, Tool
     from hitl.mcp.listing import McpTool
     from hitl.mcp.servers import Endpoint
 
@@ -47,10 +47,14 @@ class Call:
     limits: Limits
     max_chars: int
     meta: Mapping[str, Any]
+    relist: Callable[[list[Tool]], bool] | None = None
+    """Before the first round, on its connection: the server's tools listed now; False: not called."""
 
 
-async def run(this: Call) -> ToolMessage:
+async def run(this: Call) -> ToolMessage | None:
     """Call the tool: its result for the model (an error result for what the server reports as one).
+
+    None when `relist` said no: nothing was sent.
 
     Raises:
         ServerProblem: the server could not be reached, timed out, answered badly or asked what
@@ -63,7 +67,7 @@ async def run(this: Call) -> ToolMessage:
         return _message(call, f"{tool.policy_name} was not called: {problems}", error=True)
     answers: dict[str, ElicitResult] | None = None
     state: str | None = None
-    for _ in range(MAX_ROUNDS):
+    for round_number in range(MAX_ROUNDS):
         result = await call_round(
             this.endpoint,
             tool.name,
@@ -72,7 +76,10 @@ async def run(this: Call) -> ToolMessage:
             meta=this.meta,
             answers=answers,
             request_state=state,
+            relist=this.relist if round_number == 0 else None,
         )
+        if result is None:
+            return None
         if isinstance(result, CallToolResult):
             return _result(this, result)
         state = result.request_state

@@ -1,9 +1,10 @@
 """The one adapter around the `mcp` SDK's client: a short connection, for one listing or one round of a call.
 
-Every request opens its own connection (streamable HTTP, MCP 2026-07-28 where the server speaks it),
-bounded in time and in bytes, and closes it before anything waits for a person: a question the
-server asks is answered by retrying the call with the answer (MCP's multi round-trip requests), so no
-session is ever held across a pause, and any replica can go on days later. Everything a server can
+Every listing and every round of a call opens its own connection (streamable HTTP, MCP 2026-07-28
+where the server speaks it; its `server/discover` answer is remembered: no extra request), bounded
+in time and in bytes, and closes it before anything waits for a person: a question the server asks
+is answered by retrying the call with the answer (MCP's multi round-trip requests), so no session
+is ever held across a pause, and any replica can go on days later. Everything a server can
 do wrong ends here as a `ServerProblem` whose words say what happened and whether anything ran.
 The SDK's names live here and nowhere else (`tests/unit/mcp/test_sdk_adapter.py` fails when they move).
 """
@@ -22,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CallToolResult,
+    DiscoverResult,
     ElicitRequest,
     ElicitResult,
     InputRequiredResult,
@@ -33,7 +35,7 @@ from pydantic import ValidationError
 
 if TYPE_CHECKING:
     import ssl
-    from collections.abc import AsyncIterator, Mapping
+    from collections.abc import AsyncIterator, Callable, Mapping
 
     from hitl.mcp.servers import Endpoint
 
@@ -109,6 +111,10 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+_discovered: dict[str, tuple[str, DiscoverResult]] = {}
+"""Each server's version and `server/discover` answer, by URL: a later connection adopts them."""
+
+
 @asynccontextmanager
 async def _connected(endpoint: Endpoint, limits: Limits) -> AsyncIterator[Client]:
     http = httpx2.AsyncClient(
@@ -117,14 +123,19 @@ async def _connected(endpoint: Endpoint, limits: Limits) -> AsyncIterator[Client
         transport=_CappedTransport(limits.max_response_bytes),
         trust_env=False,  # no proxy from the environment: the URL is the deployment's, as configured
     )
+    known = _discovered.get(endpoint.url)
+    pinned: dict[str, Any] = {"mode": known[0], "prior_discover": known[1]} if known else {}
     async with (
         http,
         Client(
             streamable_http_client(endpoint.url, http_client=http),
             read_timeout_seconds=limits.timeout_seconds,
             cache=None,
+            **pinned,
         ) as client,
     ):
+        if known is None and (found := client.session.discover_result) is not None:
+            _discovered[endpoint.url] = (client.protocol_version, found)
         yield client
 
 
@@ -144,10 +155,12 @@ async def _bounded(endpoint: Endpoint, what: str, limits: Limits, work: Any) -> 
             async with _connected(endpoint, limits) as client:
                 return await work(client)
     except ServerProblem:
+        _discovered.pop(endpoint.url, None)  # it may have changed: ask it again next time
         raise
     except BaseException as error:  # every way a server fails, said in words
         if isinstance(error, anyio.get_cancelled_exc_class()) and not isinstance(error, TimeoutError):
             raise
+        _discovered.pop(endpoint.url, None)
         msg = f"{name} {_said(error, what, timeout)}"
         raise ServerProblem(msg) from None
 
@@ -200,20 +213,20 @@ async def list_tools(endpoint: Endpoint, limits: Limits) -> list[Tool]:
     Raises:
         ServerProblem: the server could not be reached or answered badly.
     """
-
-    async def listing(client: Client) -> list[Tool]:
-        tools: list[Tool] = []
-        cursor = None
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
-
-    result: list[Tool] = await _bounded(endpoint, "its tool list", limits, listing)
+    result: list[Tool] = await _bounded(endpoint, "its tool list", limits, _all_tools)
     return result
+
+
+async def _all_tools(client: Client) -> list[Tool]:
+    tools: list[Tool] = []
+    cursor = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tools
 
 
 async def call_round(  # noqa: PLR0913  (one round of a call: what, with what, answering what)
@@ -225,17 +238,22 @@ async def call_round(  # noqa: PLR0913  (one round of a call: what, with what, a
     meta: Mapping[str, Any],
     answers: Mapping[str, ElicitResult] | None = None,
     request_state: str | None = None,
-) -> CallToolResult | InputRequiredResult:
+    relist: Callable[[list[Tool]], bool] | None = None,
+) -> CallToolResult | InputRequiredResult | None:
     """One round of `tools/call`: the result, or the server's questions (`InputRequiredResult`).
 
     A first round carries no answers; a retry carries the answers to the last round's questions,
-    keyed as the server keyed them, and its `request_state` as it sent it.
+    keyed as the server keyed them, and its `request_state` as it sent it. With `relist`, the
+    server's tools are listed first on the same connection and handed to it: when it says no, the
+    call is not made (None).
 
     Raises:
         ServerProblem: the server could not be reached, timed out, or answered badly.
     """
 
-    async def round_trip(client: Client) -> CallToolResult | InputRequiredResult:
+    async def round_trip(client: Client) -> CallToolResult | InputRequiredResult | None:
+        if relist is not None and not relist(await _all_tools(client)):
+            return None
         result = await client.session.call_tool(
             tool,
             arguments,

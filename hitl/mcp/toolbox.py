@@ -195,6 +195,11 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
                     state.vetted = frozenset()
             logger.warning("%s", problem)
             return
+        self._took(name, listing)
+
+    def _took(self, name: str, listing: Listing) -> None:
+        """Keep what `name` lists now (the first listing is what the agent vets); report what it added."""
+        state = self.states[name]
         with self._lock:
             first = state.vetted is None
             state.listing, state.listed_at, state.problem = listing, time.monotonic(), None
@@ -278,7 +283,7 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
             msg = f"{server.name} is not configured here ({setting} is empty); nothing was run"
             raise ServerProblem(msg)
         approved = approved_schema(call, self._asked.get(call["id"] or ""))
-        if approved is not None:
+        if self.tool(call["name"]) is None:  # not in the last listing: one more look before giving up
             await self.refresh(force=True, only=server.name)
             if (problem := self.states[server.name].problem) is not None:
                 msg = f"{problem}; nothing was run"
@@ -288,8 +293,14 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
             asked = call["name"].removeprefix(f"{server.name}_")
             msg = f"{server.name} does not list {asked} now; nothing was run"
             raise ServerProblem(msg)
-        if approved is not None and approved != tool.input_schema_sha256:
-            return await self._refused(request, tool, approved)
+        seen: dict[str, McpTool | None] = {}
+
+        def as_approved(listed: list[Any]) -> bool:
+            """The server's tools as listed on the call's own connection: run only the schema approved."""
+            self._took(server.name, read_listing(server, listed))
+            seen["now"] = now = self.tool(call["name"])
+            return now is not None and now.input_schema_sha256 == approved
+
         owner = acting_for()
         meta = {
             "hitl/tool_call_id": call["id"] or "",
@@ -300,15 +311,30 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
                 else {}
             ),
         }
-        return await calls.run(
-            calls.Call(tool, endpoint, call, self.agent, self.limits[server.name], self.max_chars, meta)
+        done = await calls.run(
+            calls.Call(
+                tool,
+                endpoint,
+                call,
+                self.agent,
+                self.limits[server.name],
+                self.max_chars,
+                meta,
+                relist=None if approved is None else as_approved,
+            )
+        )
+        return (
+            done if done is not None else await self._refused(request, tool, approved or "", seen.get("now"))
         )
 
-    async def _refused(self, request: ToolCallRequest, tool: McpTool, approved: str) -> ToolMessage:
+    async def _refused(
+        self, request: ToolCallRequest, tool: McpTool, approved: str, now: McpTool | None
+    ) -> ToolMessage:
         call = request.tool_call
+        listed = f"listed now {now.input_schema_sha256[:12]}…" if now else "not listed now"
         why = (
             f"{tool.policy_name} changed its input schema since the call was approved (approved "
-            f"{approved[:12] or 'none'}…, listed now {tool.input_schema_sha256[:12]}…)"
+            f"{approved[:12] or 'none'}…, {listed})"
         )
         store = getattr(request.runtime, "store", None)
         record = refusal_record(call, self.agent, why)
