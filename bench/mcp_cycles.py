@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 ASKER = {"Authorization": f"Bearer {DEV_TOKENS['requester1']}"}
 APPROVE = {"decisions": [{"type": "approve"}]}
 LIMIT = (
-    "the same 2 runs per cycle as a local tool, plus the MCP call's own round trips on loopback: a fresh "
-    "listing of the tool (the approved schema's check) and the call, each on a new connection (the MCP "
-    "SDK's discover, then the request; no session is kept across the pause)"
+    "the same 2 runs per cycle as a local tool, plus the MCP call's own work on loopback: a new connection "
+    "(no session is kept across the pause; the server's discover answer is remembered), the tool listed "
+    "again on it (the approved schema's check) and the call: 2 requests to billing, itself a Python "
+    "process on the same 2 cores"
 )
 
 

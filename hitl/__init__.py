@@ -6,6 +6,8 @@ The public API, the part your agents and this template's later releases agree on
 - `ToolGate` and `Deadline`: a tool's policy beyond `True`/`{"allowed_decisions": ...}`; `Decider`
   (who answers: "owner", "reviewer", "supervisor") and `DecisionType` (approve, edit, reject, respond);
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
+- `McpServer`: an MCP server an agent declares (`create_deep_agent(mcp_servers=[...])`), its tools
+  behind the same gate and its questions answered in the inbox;
 - `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
 - `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
 - `hitl.contracts.interrupts`, `.decisions`, `.records` and `.run_context`: the interrupt, decision,
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from hitl.contracts.interrupts import Decider
     from hitl.contracts.resume import build_resume
     from hitl.deep_agent import create_deep_agent
+    from hitl.mcp.servers import McpServer
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
     from hitl.policy.gates import ToolGate
@@ -46,6 +49,7 @@ PUBLIC = {
     "DecisionType": "hitl.contracts.decisions",
     "Decision": "hitl.contracts.decisions",
     "build_resume": "hitl.contracts.resume",
+    "McpServer": "hitl.mcp.servers",
 }
 """Each public name, and the module it is defined in."""
 
@@ -56,6 +60,7 @@ __all__ = [
     "Decision",
     "DecisionType",
     "Form",
+    "McpServer",
     "Rule",
     "Script",
     "ToolGate",

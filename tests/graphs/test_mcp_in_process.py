@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import types
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from hitl.policy.served import card_of
 from server.runtime.replicas import free_port, stop
 from tests.graphs.layer.threads import Conversation
 from tests.mcp_lab.agent import LabSettings, make_graph
@@ -115,3 +118,18 @@ def test_an_answer_that_does_not_fit_is_refused_and_stays_answerable(thread, lab
     with pytest.raises(Exception, match=r"content\.reason"):
         thread.resume({question.id: {"action": "accept", "content": {"reason": "no"}}})
     assert not [r for r in lab[0].lab_calls("ask_reason") if "p5" in r["arguments"]]
+
+
+def test_the_recipe_of_docs_agents_md_builds_an_agent_with_its_server(monkeypatch):
+    """docs/agents.md "Your MCP servers": its code as written builds an agent; the policy names the tool."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    section = text.split("## Your MCP servers", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.setenv("CRM_MCP_URL", "")
+    recipe = types.ModuleType("docs_mcp_recipe")  # a module of its own, as a reader's file would be
+    recipe.__dict__.update(model=None, tools=[])
+    monkeypatch.setitem(sys.modules, recipe.__name__, recipe)
+    exec(compile(code, "docs/agents.md", "exec"), recipe.__dict__)  # noqa: S102  (the doc's code, as a reader runs it)
+    box = next(b for b in card_of(recipe.agent).toolboxes if b.agent == "agent")
+    assert set(box.named) == {"crm_delete_contact"}
+    assert not box.endpoints["crm"].configured
