@@ -168,16 +168,19 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
             return "gated: policy"
         return "gated: read-only" if tool.read_only else "gated: not read-only"
 
-    async def refresh(self, *, force: bool = False, only: str | None = None) -> None:
-        """List each server whose listing is older than `MCP_LIST_SECONDS` (or every one, or `only`)."""
-        due = [
+    def due(self, *, force: bool = False, only: str | None = None) -> list[str]:
+        """The servers to list now: older than `MCP_LIST_SECONDS` (5 s after a failure), or all, or `only`."""
+        return [
             name
             for name, state in self.states.items()
             if self.endpoints[name].configured
             and (only is None or name == only)
             and (force or time.monotonic() - state.listed_at >= self._every(state))
         ]
-        if due:
+
+    async def refresh(self, *, force: bool = False, only: str | None = None) -> None:
+        """List each server that is `due`."""
+        if due := self.due(force=force, only=only):
             await asyncio.gather(*(self._list(name) for name in due))
 
     def _every(self, state: ServerState) -> float:
@@ -237,7 +240,8 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any]:
         """Offer the servers' tools to this model call (listing them first when due)."""
-        _blocking(self.refresh())
+        if self.due():
+            _blocking(self.refresh())
         return handler(request.override(tools=[*request.tools, *self.offered()]))
 
     async def awrap_model_call(
