@@ -13,13 +13,20 @@ import pytest
 from playwright.async_api import expect
 
 from agents.offline import phrases
+from tests.server.mcp_helpers import until
 
 pytestmark = pytest.mark.server
 
 
 async def approve_the_call(client_as, thread_id: str) -> None:
-    """reviewer1 approves the credit note waiting on `thread_id` (one batched call)."""
-    await client_as("reviewer1").runs.wait(
+    """reviewer1 approves the credit note waiting on `thread_id` (one batched call) once the run paused."""
+    reviewer = client_as("reviewer1")
+
+    async def paused() -> bool:  # the card shows before the run has ended (a resume then is a 409)
+        return (await reviewer.threads.get(thread_id))["status"] == "interrupted"
+
+    await until(paused)
+    await reviewer.runs.wait(
         thread_id, "support", command={"resume": {"decisions": [{"type": "approve"}]}}
     )
 
