@@ -193,7 +193,7 @@ class Stack:
         path.write_text(text)
 
     def compose_command(self, *args: str) -> list[str | Path]:
-        """The README's `docker compose -f ... --env-file ... --profile replicas ARGS`, as podman-compose."""
+        """The README's `docker compose -f ... --env-file ... --profile replicas --profile billing ARGS`."""
         return [
             self.compose,
             "-p",
@@ -204,6 +204,8 @@ class Stack:
             ENV_FILE,
             "--profile",
             "replicas",
+            "--profile",
+            "billing",
             *args,
         ]
 
