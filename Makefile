@@ -41,7 +41,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # Targets of parts a project may not have live beside those parts (`make bench` in bench/, `make chaos`
 # beside the replica tests, `make deploy-check` in deploy/check/), so `make help` lists only what this
 # checkout can run.
--include bench/bench.mk tests/replicas/chaos.mk deploy/check/check.mk
+-include bench/bench.mk tests/replicas/chaos.mk deploy/check/check.mk services/billing.mk
 # A project's own targets and variables (`hitl new project` writes a first project.mk): no release of the
 # layer ships or changes that file, so `hitl upgrade` never meets a team's line there (this Makefile it may).
 -include project.mk
@@ -79,11 +79,19 @@ $(CHROMIUM):
 
 setup: $(STAMP) $(WEB_DEPS) ## Set up .venv (with the hitl CLI) and the web app's packages; dev and test do it too
 
+# Servers a project runs beside its agents under `make dev` (the demo's billing MCP server: services/billing.mk):
+# DEV_PORTS lists each one's port and the make variable that sets it (port:VARIABLE), checked before anything
+# starts; DEV_BESIDE starts each in the background (`command &`), stopped by its PID when `make dev` ends.
+DEV_PORTS ?=
+DEV_BESIDE ?=
+
 dev: $(STAMP) $(WEB_BUILD) .env ## Set up, build the web app if needed, serve agents + app on http://127.0.0.1:$(PORT)
 	@$(BIN)/python -m server.runtime.port_check $(PORT)
+	@$(foreach p,$(DEV_PORTS),$(BIN)/python -m server.runtime.port_check $(subst :, ,$(p)) &&) true
 	@$(BIN)/python -m hitl.proof.receipt_keys ensure
 	@echo "Serving on http://127.0.0.1:$(PORT)  (agents: $(AGENTS); every API route needs a token)"
 	@echo "Web app:   http://127.0.0.1:$(PORT)/app/  (sign in as a dev user; HITL_DEV_MODE=$(HITL_DEV_MODE))"
+	@trap 'kill $$(jobs -p) 2>/dev/null' EXIT; $(DEV_BESIDE) \
 	HITL_DEV_MODE=$(HITL_DEV_MODE) $(BIN)/python -m server.runtime.dev_reload --port $(PORT)
 
 local-services: ## Make sure PostgreSQL and Redis answer on loopback (replicas and their tests need them)

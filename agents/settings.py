@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 
 from hitl.policy.groups import OWNER, check_decider
 from hitl.settings import Settings, from_launch_dir
@@ -57,6 +57,20 @@ class DemoSettings(Settings):
     signoff_deadline_seconds: float = Field(
         default=1_800,
         description="How long a sign-off (request_approval, e.g. deploys) waits before it is refused.",
+    )
+    billing_mcp_url: str = Field(
+        default="",
+        description=(
+            "URL of the billing MCP server (services/billing_mcp.py) the support agent uses, e.g. "
+            "http://127.0.0.1:8790/mcp (`make dev` sets it). Empty: support has no billing tools."
+        ),
+    )
+    billing_mcp_authorization: SecretStr = Field(
+        default=SecretStr(""),
+        description=(
+            "The Authorization header the billing MCP server requires and the support agent sends "
+            "(e.g. 'Bearer <token>'). Billing refuses to serve without one."
+        ),
     )
 
     support_first_line: bool = Field(

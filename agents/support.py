@@ -1,5 +1,7 @@
-"""The `support` graph: customer service with refunds, e-mails and questions to the user.
+"""The `support` graph: customer service with refunds, e-mails, questions to the user, and invoices.
 
+Its invoice tools come from the billing MCP server (`BILLING`, `services/billing_mcp.py`), declared
+here as a team declares its own servers: the settings holding its URL and token, never the values.
 `graph` is what `langgraph.json` serves (no checkpointer: the server owns persistence);
 `make_graph` builds the same agent for scripts and tests.
 """
@@ -12,6 +14,7 @@ from agents.offline import SUPPORT
 from agents.settings import DemoSettings, demo_settings
 from agents.support_policy import support_policy
 from hitl.deep_agent import SubagentSpec, build_deep_agent
+from hitl.mcp import McpServer
 from services.registry import Services, default_services
 from subagents.refund_specialist import refund_specialist
 from tools.support import build_support_tools
@@ -30,8 +33,13 @@ NAME = "support"
 DESCRIPTION_PREFIX = "support asks before acting for a customer"
 SYSTEM_PROMPT = (
     "You are a customer-service agent for an online shop. Look orders up before acting, "
-    "follow the refund policy, and ask the user when something is missing."
+    "follow the refund policy, and ask the user when something is missing. Invoices are "
+    "billing's: look them up, void or credit them with its tools."
 )
+BILLING = McpServer(
+    "billing", url_setting="BILLING_MCP_URL", header_settings={"Authorization": "BILLING_MCP_AUTHORIZATION"}
+)
+"""The billing MCP server: its URL and token come from BILLING_MCP_URL and BILLING_MCP_AUTHORIZATION."""
 
 
 def make_graph(
@@ -55,6 +63,7 @@ def make_graph(
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
         offline=SUPPORT,
+        mcp_servers=[BILLING],
     )
 
 

@@ -1,9 +1,13 @@
-"""Who reviews what in customer service: refunds above a limit, every e-mail, questions.
+"""Who reviews what in customer service: refunds above a limit, every e-mail, questions, invoices.
 
 Refunds go to a reviewer, above the supervisor limit to a supervisor (two above the dual-control
 limit); `REFUND_DECIDER_GROUP` and `REFUND_LEAD_GROUP` give them to teams instead (finance, finance-leads).
 With `SUPPORT_FIRST_LINE`, a first-line reviewer (a model) takes the routine ones first: e-mails that
 promise nothing, refunds up to `REFUND_FIRST_LINE_LIMIT`; everything else waits for people.
+The billing MCP server's tools are named `billing.<tool>`: voiding an invoice goes to the refund
+deciders, and a customer's payment method (read-only, as billing says) is gated all the same: a
+policy is the floor. Its other tools are gated as the layer says (`hitl.mcp.gating`): a read-only
+lookup runs at once, a credit note waits for a reviewer.
 """
 
 from __future__ import annotations
@@ -176,6 +180,15 @@ def support_policy(settings: DemoSettings, services: Callable[[], Services] | No
             allowed_decisions=("respond",),
             description=lambda _n, a: str(a["question"]),
             decider="owner",
+        ),
+        "billing.void_invoice": ToolGate(
+            allowed_decisions=("approve", "reject"),
+            description=lambda _n, a: f"Void invoice {a['invoice_id']} (billing)",
+            decider=settings.refund_decider_group,
+        ),
+        "billing.payment_method": ToolGate(
+            allowed_decisions=("approve", "reject"),
+            description=lambda _n, a: f"Show how invoice {a['invoice_id']} was paid (billing)",
         ),
     }
 

@@ -22,7 +22,17 @@ import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bench import approval_cycle, first_line, footprint, inbox, org_scale, replicas, server_cycles, startup
+from bench import (
+    approval_cycle,
+    first_line,
+    footprint,
+    inbox,
+    mcp_cycles,
+    org_scale,
+    replicas,
+    server_cycles,
+    startup,
+)
 from bench.machine import load_average, machine, versions
 from bench.report import Results, Section
 from bench.served import bench_client, repo_config, serving, side_by_side_config
@@ -71,6 +81,7 @@ def run_benchmarks(sizes: BenchSizes) -> Results:
         section("startup", lambda: startup.measure(sizes, progress))
         section("replicas", lambda: replicas.measure(sizes, progress))
         section("org_scale", lambda: org_scale.measure(sizes, progress))
+        section("mcp", lambda: mcp_cycles.measure(sizes, progress))
 
     results.meta["duration_s"] = time.perf_counter() - started
     results.meta["machine"]["load average at end"] = load_average()

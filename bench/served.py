@@ -97,11 +97,16 @@ def server_env() -> dict[str, str]:
 
 
 @contextmanager
-def serving(workdir: Path, config: dict[str, Any] | None) -> Iterator[DevServer]:
-    """A running `langgraph dev` in `workdir/server` serving `config` (the repo's own when None)."""
+def serving(
+    workdir: Path, config: dict[str, Any] | None, extra_env: dict[str, str] | None = None
+) -> Iterator[DevServer]:
+    """A running `langgraph dev` in `workdir/server` serving `config` (the repo's own when None).
+
+    `extra_env` adds to its environment (where the MCP servers beside it are).
+    """
     path = write_config(config, workdir / "config") if config is not None else None
     (workdir / "server").mkdir(parents=True, exist_ok=True)
-    env = {**server_env(), heap_probe.ENV: str(heap_probe_file(workdir / "server"))}
+    env = {**server_env(), heap_probe.ENV: str(heap_probe_file(workdir / "server")), **(extra_env or {})}
     server = start_dev_server(workdir / "server", env, config=path)
     try:
         yield server

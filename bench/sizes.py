@@ -131,11 +131,19 @@ class BenchSizes(BaseSettings):
             "next time: a later run only adds what is missing."
         ),
     )
+    mcp_cycles: int = Field(
+        default=80,
+        ge=4,
+        description="Approval cycles timed per agent in the MCP section (a gated MCP call, the same local).",
+    )
+    mcp_questions: int = Field(
+        default=20, ge=1, description="Credit notes whose two questions are answered in the MCP section."
+    )
     only: list[str] = Field(
         default=[],
         description=(
             "Run only these sections (in_process, first_line, server, footprint, inbox, startup, "
-            "replicas, org_scale); every one when empty. The results files then hold only those."
+            "replicas, org_scale, mcp); every one when empty. The results files then hold only those."
         ),
     )
     progress: bool = Field(default=True, description="Show progress bars.")

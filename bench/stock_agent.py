@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 NAME = "stock"
 SYSTEM_PROMPT = (
     "You are a customer-service agent for an online shop. Look orders up before acting, "
-    "follow the refund policy, and ask the user when something is missing."
+    "follow the refund policy, and ask the user when something is missing. Invoices are "
+    "billing's: look them up, void or credit them with its tools."
 )
 """The words of `agents.support.SYSTEM_PROMPT`, kept here so that importing the reference does not
 import ours (the import-time benchmark compares the two); the smoke test checks they agree."""

@@ -10,6 +10,9 @@ The public API, the part your agents and this template's later releases agree on
 - `Script`, `Rule`, `Call`: what the offline scripted model does for an agent and its subagents;
 - `FirstLineReviewer`, `Triage`, `TriageRule`: a model a gate hands its routine calls to first
   (`ToolGate(first_line=...)`), and the rules its offline classifier follows;
+- `McpServer`: an MCP server an agent declares (`create_deep_agent(mcp_servers=[...])`), its tools
+  behind the same gate and its questions answered in the inbox; `Settings`, the layer's settings, which
+  an agent's own settings extend (an MCP server's URL and token among them);
 - `register_form` and `Form`: a tool's own form, checked by name; `Form.ask` asks the thread's owner;
 - `Decision` and `build_resume`: what a client answers, and the resume it sends (`{interrupt_id: answer}`);
 - `acting_for` (whose records a tool may touch: the thread's owner, as the server names them; a run
@@ -34,12 +37,14 @@ if TYPE_CHECKING:
     from hitl.contracts.interrupts import Decider
     from hitl.deep_agent import create_deep_agent
     from hitl.gate.caller import NobodyNamedError, acting_for, in_process
+    from hitl.mcp.servers import McpServer
     from hitl.model.first_line.triage import Triage, TriageRule
     from hitl.model.scripted import Call, Rule, Script
     from hitl.policy.deadlines import Deadline
     from hitl.policy.first_line import FirstLineReviewer
     from hitl.policy.gates import ToolGate
     from hitl.policy.groups import Tiers
+    from hitl.settings import Settings
 
 __version__ = "2.0.0"
 """The approval layer's version (CHANGELOG.md); a project made from this template records it too."""
@@ -64,6 +69,8 @@ PUBLIC = {
     "acting_for": "hitl.gate.caller",
     "in_process": "hitl.gate.caller",
     "NobodyNamedError": "hitl.gate.caller",
+    "McpServer": "hitl.mcp.servers",
+    "Settings": "hitl.settings",
 }
 """Each public name, and the module it is defined in."""
 
@@ -75,9 +82,11 @@ __all__ = [
     "DecisionType",
     "FirstLineReviewer",
     "Form",
+    "McpServer",
     "NobodyNamedError",
     "Rule",
     "Script",
+    "Settings",
     "Tiers",
     "ToolGate",
     "Triage",

@@ -3,8 +3,10 @@
 `create_deep_agent` is a drop-in for Deep Agents' own: same call, but the `interrupt_on` of
 the agent and of each subagent (`hitl.policy.interrupt_on`) goes to our gate instead of the stock
 middleware, and the general-purpose subagent gets the parent's gate explicitly, because a
-custom gate is not inherited by it on its own. `build_deep_agent` builds agents from
-`SubagentSpec`s through it. Not for policies: each agent declares its own beside it.
+custom gate is not inherited by it on its own. The MCP servers an agent or subagent declares
+(`mcp_servers`) give it their tools behind the same gate (`hitl.mcp`). `build_deep_agent` builds
+agents from `SubagentSpec`s through it. Not for policies: each agent declares its own beside it.
+One concept, however long: an agent built with every gate it needs.
 """
 
 from __future__ import annotations
@@ -18,16 +20,9 @@ from deepagents import create_deep_agent as stock_create_deep_agent
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT, SubAgent
 
 from hitl.contracts.run_context import RunContext
-from hitl.declared_subagents import (
-    AnyTool,
-    as_tools,
-    declared_subagent,
-    own_prefix,
-    refuse_gate_on_compiled,
-    refuse_stock_gates,
-)
 from hitl.gate.gate import ApprovalGate
 from hitl.gate.run_start import RunStartGate
+from hitl.mcp.servers import check_names, mcp_policy
 from hitl.model.factory import make_model
 from hitl.model.malformed_calls import MalformedCallRetry
 from hitl.model.scripted.chat import declare
@@ -35,6 +30,14 @@ from hitl.policy.deadlines import Deadline
 from hitl.policy.interrupt_on import read_interrupt_on
 from hitl.policy.overrides import PolicyCatalog
 from hitl.policy.served import AgentCard, file_card, run_by_roles
+from hitl.policy.subagents import (
+    AnyTool,
+    as_tools,
+    declared_subagent,
+    own_prefix,
+    refuse_gate_on_compiled,
+    refuse_stock_gates,
+)
 from hitl.settings import get_settings
 
 if TYPE_CHECKING:
@@ -53,6 +56,8 @@ if TYPE_CHECKING:
     from langgraph.types import Checkpointer
 
     from hitl.contracts.interrupts import InterruptMode
+    from hitl.mcp.servers import McpServer
+    from hitl.mcp.toolbox import McpToolbox
     from hitl.model.scripted.script import ScriptFn
     from hitl.policy.gates import Policy
     from hitl.policy.interrupt_on import InterruptOn
@@ -75,6 +80,8 @@ class SubagentSpec:
     interrupt_on: InterruptOn
     description_prefix: str | None = None
     """What a reviewer reads first for a gated call without its own description."""
+    mcp_servers: Sequence[McpServer] = ()
+    """The MCP servers whose tools it has, behind its gate (`interrupt_on` names them `server.tool`)."""
 
     def as_subagent(self) -> dict[str, Any]:
         """The spec as the subagent dict `create_deep_agent` takes."""
@@ -87,6 +94,8 @@ class SubagentSpec:
         }
         if self.description_prefix:
             spec["description_prefix"] = self.description_prefix
+        if self.mcp_servers:
+            spec["mcp_servers"] = list(self.mcp_servers)
         return spec
 
 
@@ -110,6 +119,7 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     description_prefix: str | None = None,
     run_by: Iterable[str] | None = None,
     offline: ScriptFn | None = None,
+    mcp_servers: Sequence[McpServer] = (),
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """A Deep Agent named `name` whose tools and subagents are all gated by their `interrupt_on`.
 
@@ -117,8 +127,8 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
     (Deep Agents' in-state files when None). `settings` supply the model when none is given
     (`MODEL`) and the deadline of every gated call whose policy names none
     (`APPROVAL_DEADLINE_SECONDS`). `description_prefix` heads what a reviewer reads for a gated
-    call without its own description (default: "<name> asks before acting"). `run_by` and
-    `offline` are `create_deep_agent`'s. A run may pass a policy override as
+    call without its own description (default: "<name> asks before acting"). `run_by`,
+    `offline` and `mcp_servers` are `create_deep_agent`'s. A run may pass a policy override as
     `context={"policy": ...}` (`RunContext`).
     """
     return create_deep_agent(
@@ -136,7 +146,18 @@ def build_deep_agent(  # noqa: PLR0913  (the parts of an agent, named)
         settings=settings,
         run_by=run_by,
         offline=offline,
+        mcp_servers=mcp_servers,
     )
+
+
+def declare_offline(offline: ScriptFn | None, catalog: PolicyCatalog) -> None:
+    """Declare the agent's offline script and its first-line reviewers' rules (for the endpoint too)."""
+    if offline is not None:
+        declare(offline)
+    for gates_of_tool in catalog.gates.values():
+        for each in gates_of_tool:
+            if each.first_line is not None and each.first_line.offline is not None:
+                declare(each.first_line.offline.script(each.first_line.name))
 
 
 def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours after them)
@@ -164,6 +185,7 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     settings: Settings | None = None,
     run_by: Iterable[str] | None = None,
     offline: ScriptFn | None = None,
+    mcp_servers: Sequence[McpServer] = (),
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Deep Agents' `create_deep_agent`, with `interrupt_on` enforced by `ApprovalGate`s.
 
@@ -177,46 +199,64 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
     given, and the deadline of gated calls whose policy names none; default: the environment),
     `run_by` (the roles or groups that may run the agent, e.g. `("reviewer", "supervisor")` or
     `("sre",)`; default: everyone) and `offline` (its offline script,
-    `hitl.model.scripted.rules.Script`: what the scripted model does with no key, `MODEL=scripted`).
-    A run may pass a policy override as
+    `hitl.model.scripted.rules.Script`: what the scripted model does with no key, `MODEL=scripted`),
+    and `mcp_servers` (`hitl.mcp.McpServer`s whose tools it gets, behind its gate; `interrupt_on`
+    names them `server.tool`; a subagent dict takes its own `mcp_servers`, the general-purpose
+    subagent gets the agent's). A run may pass a policy override as
     `context={"policy": ...}` (`RunContext` is the default `context_schema`). The server finds
     all of this from the graph (`hitl.policy.served`), by no name.
 
     Raises:
         ValueError: an `interrupt_on` entry or subagent key we do not know, a tool an agent does
             not have, a `HumanInTheLoopMiddleware` in `middleware` (it would gate beside ours),
-            or a filesystem permission with `mode="interrupt"` (gate those tools in `interrupt_on`).
+            a filesystem permission with `mode="interrupt"` (gate those tools in `interrupt_on`),
+            or an MCP server declared with a setting the settings do not have.
     """
     settings = settings or get_settings()
     agent = name or DEFAULT_AGENT_NAME
     roles = run_by_roles(run_by)
     own_tools = as_tools(tools)
-    policy = read_interrupt_on(interrupt_on, agent=agent)
+    check_names(agent, mcp_servers, (t.name for t in own_tools))
+    policy = mcp_policy(read_interrupt_on(interrupt_on, agent=agent), mcp_servers, agent=agent)
     refuse_stock_gates(agent, middleware, permissions)
+    toolboxes: list[McpToolbox] = []
 
-    def gate(
+    def gate(  # noqa: PLR0913, PLR0917  (one gate's parts, named)
         of: str,
         gated_tools: Sequence[BaseTool],
         gates: Policy,
         prefix: str | None = None,
         catalog: PolicyCatalog | None = None,
-    ) -> ApprovalGate:
+        servers: Sequence[McpServer] = (),
+    ) -> list[Any]:
+        """The gate of agent `of`, then (inside it) the toolbox of its MCP servers, if it has any."""
+        prefix = prefix or asks_before_acting(of)
+        toolbox = None
+        if servers:
+            from hitl.mcp.toolbox import McpToolbox  # noqa: PLC0415  (the MCP SDK loads only for agents that use it)
+
+            toolbox = McpToolbox(of, servers, settings, prefix)
         parts: dict[str, Any] = {
             "interrupt_mode": interrupt_mode,
             "default_deadline": Deadline(settings.approval_deadline_seconds),
-            "description_prefix": prefix or asks_before_acting(of),
+            "description_prefix": prefix,
+            "toolbox": toolbox,
         }
+        if toolbox is not None:
+            toolboxes.append(toolbox)
         if catalog is None:
-            return ApprovalGate(of, gates, gated_tools, **parts)
-        return RunStartGate(
-            of,
-            gates,
-            gated_tools,
-            run_policy_catalog=catalog,
-            run_by=roles,
-            retry=MalformedCallRetry(),
-            **parts,
-        )
+            built = ApprovalGate(of, gates, gated_tools, **parts)
+        else:
+            built = RunStartGate(
+                of,
+                gates,
+                gated_tools,
+                run_policy_catalog=catalog,
+                run_by=roles,
+                retry=MalformedCallRetry(),
+                **parts,
+            )
+        return [built] if toolbox is None else [built, toolbox]
 
     declared: list[tuple[Sequence[BaseTool], Policy]] = [(own_tools, policy)]
     specs: list[Any] = []
@@ -226,9 +266,12 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
             specs.append(spec)
             continue
         sub_tools, sub_policy, processed = declared_subagent(spec, own_tools, policy)
+        servers = list(processed.pop("mcp_servers", ()))
+        check_names(spec["name"], servers, (t.name for t in sub_tools))
+        sub_policy = mcp_policy(sub_policy, servers, agent=spec["name"])
         processed["middleware"] = [
             *processed.get("middleware", ()),
-            gate(spec["name"], sub_tools, sub_policy, own_prefix(spec)),
+            *gate(spec["name"], sub_tools, sub_policy, own_prefix(spec), servers=servers),
             MalformedCallRetry(),
         ]
         declared.append((sub_tools, sub_policy))
@@ -242,24 +285,19 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
                 description=GENERAL_PURPOSE_SUBAGENT["description"],
                 system_prompt=GENERAL_PURPOSE_SUBAGENT["system_prompt"],
                 tools=own_tools,
-                middleware=[gate(general, own_tools, policy), MalformedCallRetry()],
+                middleware=[*gate(general, own_tools, policy, servers=mcp_servers), MalformedCallRetry()],
             ),
         )
-    catalog = PolicyCatalog.of(agent, [((t.name for t in ts), p) for ts, p in declared])
-    top = gate(agent, own_tools, policy, description_prefix, catalog)
-    if offline is not None:
-        declare(offline)
-    for gates_of_tool in catalog.gates.values():  # first-line reviewers' offline rules, for the endpoint too
-        for each in gates_of_tool:
-            if each.first_line is not None and each.first_line.offline is not None:
-                declare(each.first_line.offline.script(each.first_line.name))
+    catalog = PolicyCatalog.of(agent, [([*(t.name for t in ts), *p], p) for ts, p in declared])
+    top = gate(agent, own_tools, policy, description_prefix, catalog, servers=mcp_servers)
+    declare_offline(offline, catalog)
     graph = cast(
         "CompiledStateGraph[Any, Any, Any, Any]",
         stock_create_deep_agent(
             model or make_model(settings, scripts=(offline,) if offline else ()),
             [*own_tools, *(t for t in tools or () if isinstance(t, dict))],
             system_prompt=system_prompt,
-            middleware=[*middleware, top],  # the top gate runs its MalformedCallRetry in its own hook
+            middleware=[*middleware, *top],  # the top gate runs its MalformedCallRetry in its own hook
             subagents=specs,
             skills=skills,
             memory=memory,
@@ -275,5 +313,8 @@ def create_deep_agent(  # noqa: PLR0913  (Deep Agents' own parameters, and ours 
             cache=cache,
         ),
     )
-    file_card(graph, AgentCard(name=agent, catalog=catalog, run_by=roles, offline=offline))
+    file_card(
+        graph,
+        AgentCard(name=agent, catalog=catalog, run_by=roles, offline=offline, toolboxes=tuple(toolboxes)),
+    )
     return graph

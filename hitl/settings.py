@@ -210,6 +210,32 @@ class Settings(BaseSettings):
         default=32_000,
         description="Largest new input of a run (JSON bytes of its messages); more is refused with 413.",
     )
+    mcp_timeout_seconds: float = Field(
+        default=30,
+        gt=0,
+        description=(
+            "Seconds one request to an MCP server may take (its handshake, a tool list, one round of a "
+            "call) unless its declaration says otherwise; then the call fails, saying so."
+        ),
+    )
+    mcp_list_seconds: float = Field(
+        default=30,
+        ge=0,
+        description=(
+            "Seconds an MCP server's tool list is reused before the agent lists it again (a call a "
+            "person approved always checks the tool against a fresh list)."
+        ),
+    )
+    mcp_max_result_chars: int = Field(
+        default=20_000,
+        gt=0,
+        description="Longest text of an MCP tool's result the model reads; the rest is cut, saying so.",
+    )
+    mcp_max_response_bytes: int = Field(
+        default=2_000_000,
+        gt=0,
+        description="Largest response (bytes) read from an MCP server; a larger one fails the call unread.",
+    )
     hitl_seal_key: str = Field(
         default="",
         description=(

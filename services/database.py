@@ -113,6 +113,28 @@ file_deletions = Table(
     Column("created_at", String(32), nullable=False),
 )
 
+invoices = Table(
+    "invoices",
+    metadata,
+    Column("invoice_id", String(32), primary_key=True),
+    Column("order_id", String(32), nullable=False),
+    Column("amount", Float, nullable=False),
+    Column("status", String(16), nullable=False),  # open, void
+    Column("voided_by", String(200), nullable=True, unique=True),  # the tool call that voided it
+    Column("owner", String(200), nullable=True, index=True),  # the customer's user identity
+)
+
+credit_notes = Table(
+    "credit_notes",
+    metadata,
+    Column("credit_note_id", String(64), primary_key=True),
+    Column("tool_call_id", String(200), nullable=False, unique=True),
+    Column("invoice_id", String(32), nullable=False, index=True),
+    Column("amount", Float, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
 DEMO_ORDERS: tuple[dict[str, object], ...] = (  # owners: the dev requesters of `.env.example`
     {
         "order_id": "A1024",
@@ -201,6 +223,7 @@ def connect(url: str) -> Engine:
         add_missing_columns(conn)
     seed_demo_orders(engine)
     seed_demo_flights(engine)
+    seed_demo_invoices(engine)
     return engine
 
 
@@ -253,5 +276,27 @@ def seed_demo_flights(engine: Engine) -> None:
         if missing:
             try:
                 conn.execute(insert(flights), missing)
+            except IntegrityError:  # another process seeded them a moment ago
+                conn.rollback()
+
+
+def seed_demo_invoices(engine: Engine) -> None:
+    """Insert an open invoice per demo order (INV-1024 for A1024, same amount and owner) not there yet."""
+    rows = [
+        {
+            "invoice_id": f"INV-{str(order['order_id'])[1:]}",
+            "order_id": order["order_id"],
+            "amount": order["amount"],
+            "status": "open",
+            "owner": order["owner"],
+        }
+        for order in DEMO_ORDERS
+    ]
+    with engine.begin() as conn:
+        present = set(conn.scalars(select(invoices.c.invoice_id)))
+        missing = [row for row in rows if row["invoice_id"] not in present]
+        if missing:
+            try:
+                conn.execute(insert(invoices), missing)
             except IntegrityError:  # another process seeded them a moment ago
                 conn.rollback()

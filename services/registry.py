@@ -11,6 +11,7 @@ from services.bookings import Bookings
 from services.database import connect
 from services.file_deletions import FileDeletions
 from services.flights import Timetable
+from services.invoices import Invoices
 from services.mail import Outbox
 from services.orders import OrderBook
 from services.payments import Payments
@@ -33,6 +34,7 @@ class Services:
     records: Records
     sql: SqlConsole
     file_deletions: FileDeletions
+    invoices: Invoices
     engine: Engine
     """The database every service above uses."""
 
@@ -49,6 +51,7 @@ class Services:
             records=Records(engine),
             sql=SqlConsole(engine),
             file_deletions=FileDeletions(engine),
+            invoices=Invoices(engine),
             engine=engine,
         )
 

@@ -103,9 +103,29 @@ def add_order(
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory) -> Iterator[DevServer]:
-    """The session's `langgraph dev`."""
-    with serving(tmp_path_factory.mktemp("langgraph-dev")) as running:
+def mcp_servers_beside(tmp_path_factory) -> Iterator[Any]:
+    """The MCP servers the session's agents use (billing, the lab: `tests.mcp_lab`), one per session.
+
+    None in a project without the demo; the session's `server` starts beside them.
+    """
+    try:
+        from tests.mcp_lab.beside import mcp_beside  # noqa: PLC0415  (the demo's)
+    except ImportError:
+        yield None
+        return
+    with mcp_beside(tmp_path_factory.mktemp("langgraph-dev")) as beside:
+        yield beside
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory, mcp_servers_beside) -> Iterator[DevServer]:
+    """The session's `langgraph dev` (and, beside it, the MCP servers its agents use)."""
+    if mcp_servers_beside is None:
+        with serving(tmp_path_factory.mktemp("langgraph-dev")) as running:
+            yield running
+        return
+    workdir = mcp_servers_beside.config.parent
+    with serving(workdir, mcp_servers_beside.env, mcp_servers_beside.config) as running:
         yield running
 
 

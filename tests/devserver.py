@@ -137,9 +137,11 @@ def start_dev_server(
 
 
 @contextmanager
-def serving(workdir: Path, env_overrides: dict[str, str] | None = None) -> Iterator[DevServer]:
+def serving(
+    workdir: Path, env_overrides: dict[str, str] | None = None, config: Path | None = None
+) -> Iterator[DevServer]:
     """`start_dev_server` for the length of a `with` block (a fixture's life); stopped by its PID after."""
-    running = start_dev_server(workdir, env_overrides)
+    running = start_dev_server(workdir, env_overrides, config)
     try:
         yield running
     finally:

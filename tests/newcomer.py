@@ -44,12 +44,15 @@ def clean_copy(root: Path, into: Path) -> Path:
 
 @contextmanager
 def make_dev(copy: Path) -> Iterator[int]:
-    """`make dev PORT=<free>` in `copy` until the block ends; the port, once `/ok` answers there."""
+    """`make dev PORT=<free>` in `copy` until the block ends; the port, once `/ok` answers there.
+
+    What `make dev` serves beside the agents (the demo's billing MCP server) gets a free port too.
+    """
     port = free_port()
     log = copy.parent / f"{copy.name}-make-dev.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            ["make", *PREBUILT, "dev", f"PORT={port}"],
+            ["make", *PREBUILT, "dev", f"PORT={port}", f"MCP_PORT={free_port()}"],
             cwd=copy,
             env=shell_env(),
             stdout=out,

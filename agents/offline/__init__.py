@@ -8,6 +8,7 @@ returned. A new agent usually needs only rules (`hitl.model.scripted.Rule`).
 """
 
 from agents.offline import phrases
+from agents.offline.billing import BILLING_RULES
 from agents.offline.ops import ops_script
 from agents.offline.support import support_script
 from agents.offline.travel import travel_script
@@ -15,7 +16,9 @@ from agents.offline.triage import SUPPORT_TRIAGE
 from hitl.model.scripted import Script
 
 SUPPORT = Script(
-    support_script, examples=(phrases.REFUND_IN_FULL, phrases.REFUND_PARTIAL, phrases.EMAIL_CUSTOMER)
+    support_script,
+    *BILLING_RULES,
+    examples=(phrases.REFUND_IN_FULL, phrases.REFUND_PARTIAL, phrases.EMAIL_CUSTOMER),
 )
 TRAVEL = Script(travel_script, examples=(phrases.FIND_FLIGHT, phrases.FIND_AND_BOOK_CHEAPEST))
 OPS = Script(

@@ -49,6 +49,32 @@ def email_and_ask(order_id: str) -> str:
     return EMAIL_AND_ASK.replace("A1024", order_id)
 
 
+LOOK_UP_INVOICE = "Look up invoice INV-1024"
+VOID_INVOICE = "Void invoice INV-2048"
+INVOICE_PAYMENT = "How was invoice INV-1024 paid?"
+CREDIT_INVOICE = "Credit 20 on invoice INV-1024"
+
+
+def look_up_invoice(invoice_id: str) -> str:
+    """A lookup of another invoice (the billing MCP server's read-only tool)."""
+    return LOOK_UP_INVOICE.replace("INV-1024", invoice_id)
+
+
+def void_invoice(invoice_id: str) -> str:
+    """Voiding another invoice (billing's destructive tool)."""
+    return VOID_INVOICE.replace("INV-2048", invoice_id)
+
+
+def invoice_payment(invoice_id: str) -> str:
+    """The payment method of another invoice (read-only, and named by the support policy: gated)."""
+    return INVOICE_PAYMENT.replace("INV-1024", invoice_id)
+
+
+def credit_invoice(amount: float, invoice_id: str) -> str:
+    """A credit note on another invoice (billing asks the customer why, then to confirm)."""
+    return f"Credit {amount:g} on invoice {invoice_id}"
+
+
 FIND_FLIGHT = "Find me a flight from Berlin to Lisbon on 2026-12-18"
 BOOK_CHEAPEST = "Book the cheapest one"
 FIND_AND_BOOK_CHEAPEST = "Find me a flight from Berlin to Lisbon on 2026-12-18 and book the cheapest one"

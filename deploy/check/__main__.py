@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         ("every service healthy, /ok on both replicas", lambda: steps.every_service_healthy(stack)),
         ("business and approval databases apart", lambda: steps.databases_kept_apart(stack)),
         ("approval across replicas", lambda: steps.approval_across_replicas(stack, ledger)),
+        ("an MCP server's tool approved across replicas", lambda: steps.mcp_approval_across_replicas(stack)),
         ("replica-1 killed (kill -9) and restarted", lambda: steps.kill_and_restart(stack, ledger)),
         ("rolling upgrade to a newer commit", lambda: upgrade.rolling_upgrade(stack, ledger)),
         ("every decision made once, every trail verified", lambda: steps.every_decision_once(stack, ledger)),

@@ -76,6 +76,23 @@ class Replica:
         )
         return thread_id, str(interrupts[0]["id"])
 
+    def ask(self, text: str) -> tuple[str, str]:
+        """Send `text` to support and wait for the run; the thread and its one pending interrupt.
+
+        Raises:
+            CheckFailedError: the run did not pause for exactly one approval.
+        """
+        thread_id = self.client.post("/threads", json={}).raise_for_status().json()["thread_id"]
+        body = {"assistant_id": "support", "input": {"messages": [{"role": "user", "content": text}]}}
+        self.client.post(f"/threads/{thread_id}/runs/wait", json=body).raise_for_status()
+        thread = self.thread(thread_id)
+        interrupts = [i for batch in (thread.get("interrupts") or {}).values() for i in batch]
+        expect(
+            thread["status"] == "interrupted" and len(interrupts) == 1,
+            f"{text!r} did not pause for one approval (thread {thread_id}: {thread['status']})",
+        )
+        return thread_id, str(interrupts[0]["id"])
+
     def thread(self, thread_id: str) -> dict[str, Any]:
         """The thread's record."""
         return dict(self.client.get(f"/threads/{thread_id}").raise_for_status().json())

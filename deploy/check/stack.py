@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = "deploy/docker-compose.yml"
 ENV_FILE = "deploy/.env"
-SERVICES = ("langgraph-postgres", "langgraph-redis", "replica-1", "replica-2")
+SERVICES = ("langgraph-postgres", "langgraph-redis", "billing", "replica-1", "replica-2")
 USERS = ("requester1:requester", "requester2:requester", "reviewer1:reviewer", "supervisor1:supervisor")
 PIP_INDEX_KEYS = ("index-url", "extra-index-url", "trusted-host", "timeout", "default-timeout", "retries")
 """What of the machine's pip configuration the replica build gets (the CA bundle goes as its own secret)."""
@@ -174,6 +174,7 @@ class Stack:
                 "HITL_DB_PASSWORD": self.passwords["HITL_DB"],
                 "HITL_USERS": ",".join(f"{user}:{self.tokens[user.split(':')[0]]}" for user in USERS),
                 "HITL_SEAL_KEY": secrets.token_hex(32),
+                "BILLING_MCP_AUTHORIZATION": f"Bearer {secrets.token_hex(16)}",
                 "HITL_RECEIPT_KEY": receipt_key,
                 "HITL_PUBLIC_URL": self.urls[0],
             }
@@ -192,7 +193,7 @@ class Stack:
         path.write_text(text)
 
     def compose_command(self, *args: str) -> list[str | Path]:
-        """The README's `docker compose -f ... --env-file ... --profile replicas ARGS`, as podman-compose."""
+        """The README's `docker compose -f ... --env-file ... --profile replicas --profile billing ARGS`."""
         return [
             self.compose,
             "-p",
@@ -203,6 +204,8 @@ class Stack:
             ENV_FILE,
             "--profile",
             "replicas",
+            "--profile",
+            "billing",
             *args,
         ]
 

@@ -120,6 +120,34 @@ def approval_across_replicas(stack: Stack, ledger: Ledger) -> None:
     say(f"  {order_id}: approved on replica-2 by {REVIEWER}, refunded once (sent twice: {again.status_code})")
 
 
+MCP_INVOICE = ("INV-3072", "requester2")
+"""A demo invoice (billing's, served by the stack's `billing` service) the MCP step voids."""
+
+
+def invoice_status(stack: Stack, invoice_id: str) -> str:
+    """The status billing keeps for `invoice_id` in the business database."""
+    query = f"SELECT status FROM invoices WHERE invoice_id = '{invoice_id}'"  # noqa: S608  (a demo invoice id)
+    return stack.sql("business", query)[0][0]
+
+
+def mcp_approval_across_replicas(stack: Stack) -> None:
+    """A void of a billing invoice (an MCP server's destructive tool): paused on replica-1, approved on 2."""
+    invoice_id, requester = MCP_INVOICE
+    asking, _ = replicas(stack, requester)
+    _, reviewing = replicas(stack, REVIEWER)
+    thread_id, interrupt_id = asking.ask(f"Void invoice {invoice_id}")
+    value = asking.thread(thread_id)["interrupts"]
+    say(f"  {invoice_id}: paused on replica-1 (thread {thread_id}, {list(value)[:1]})")
+    expect(invoice_status(stack, invoice_id) == "open", f"{invoice_id} was voided before anyone approved it")
+    until(lambda: thread_id in reviewing.inbox(), "the paused void in replica-2's inbox", 30)
+    reviewing.approve(thread_id, interrupt_id).raise_for_status()
+    until(lambda: reviewing.thread(thread_id)["status"] == "idle", "the approved thread idle", 60)
+    expect(invoice_status(stack, invoice_id) == "void", f"{invoice_id} is not void after its approval")
+    report = reviewing.verified(thread_id)
+    expect(report.get("ok") is True, f"the MCP approval's trail does not verify: {report}")
+    say(f"  {invoice_id}: voided through billing once, approved on replica-2, its receipt verified")
+
+
 def pause_refunds(stack: Stack, ledger: Ledger, count: int, through: int) -> dict[str, tuple[str, str]]:
     """`count` new orders' refunds asked through replica `through` (0 or 1); order -> (thread, interrupt)."""
     asking = replicas(stack, "requester1")[through]

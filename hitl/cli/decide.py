@@ -101,7 +101,11 @@ def answer(
     url: Url = DEFAULT_URL,
     token: Token = "",
 ) -> None:
-    """Answer one interrupt by id with a JSON value: a tool's own form, or a sign-off (approved, reason)."""
+    """Answer one interrupt by id with a JSON value: a tool's form, a sign-off, or an MCP server's question.
+
+    A sign-off takes `{"approved": ..., "reason": ...}`; an MCP server's question
+    `{"action": "accept", "content": {...}}`, `{"action": "decline"}` or `{"action": "cancel"}`.
+    """
     value = json_object(as_json_answer, "--json")
     client = connect(url, token)
     try:

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from hitl.contracts.asks import Ask, Asked
 
 
-def interrupt_lines(interrupt: Mapping[str, Any], *, escalated_at: str | None = None) -> list[str]:
-    """The lines of one pending interrupt; `escalated_at` when the server's trail says it escalated then."""
+def interrupt_lines(
+    interrupt: Mapping[str, Any], *, escalated_at: str | None = None, thread: str = "THREAD"
+) -> list[str]:
+    """The lines of one pending interrupt of `thread`; `escalated_at`: when the trail says it escalated."""
     value = interrupt.get("value")
     asked = read(value)
     if asked is None:
@@ -48,8 +50,26 @@ def interrupt_lines(interrupt: Mapping[str, Any], *, escalated_at: str | None = 
                 f"    first-line reviewer {note['reviewer']} ({note['model']}, a model) left this to you: "
                 f"{note['reason']}"
             )
+    if asked.kind == "mcp_elicitation":
+        lines += question_lines(interrupt, thread)
     if deadline := due(asked, escalated_at):
         lines.append(f"    deadline: {deadline}{expiry(asked, escalated=escalated_at is not None)}")
+    return lines
+
+
+def question_lines(interrupt: Mapping[str, Any], thread: str) -> list[str]:
+    """An MCP server's question beyond what every interrupt shows: its link or its fields, and how to answer.
+
+    The server's words are shown as they are, never read as markup (the caller prints with markup off).
+    """
+    value = interrupt["value"]
+    answer = f"hitl answer {thread} {interrupt['id']} --json"
+    if value.get("mode") == "url":
+        lines = [f"    open: {value.get('url')}", f'    then confirm: {answer} \'{{"action": "accept"}}\'']
+    else:
+        lines = [f"    {line}" for line in field_lines(value.get("requested_schema") or {})]
+        lines.append(f'    answer: {answer} \'{{"action": "accept", "content": {{...}}}}\'')
+    lines.append(f'    or: {answer} \'{{"action": "decline"}}\' (or cancel, to abandon the call)')
     return lines
 
 

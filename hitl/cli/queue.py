@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import httpx
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from hitl.cli.pending_view import field_lines, interrupt_lines, may_escalate
 from hitl.cli.terminal import DEFAULT_URL, AsJson, Token, Url, connect, emit, out, progress, server_error
@@ -77,13 +78,13 @@ def inbox_table(page: dict[str, Any], *, matching: bool = False) -> Table:
     columns = ("agent", "tool", "what", "decisions", "group", "approvals", "owner", "age", "also waiting")
     for column in columns:
         table.add_column(column, overflow="fold", no_wrap=column == "approvals")
-    for item in page["items"]:
+    for item in page["items"]:  # what agents and servers wrote is shown as text, never read as markup
         table.add_row(
             item["thread_id"],
-            str(item["agent"]),
-            str(item["tool"]),
-            str(item["description"])[:60],
-            ",".join(item["allowed_decisions"]) or "form",
+            Text(str(item["agent"])),
+            Text(str(item["tool"])),
+            Text(str(item["description"])[:60]),
+            ",".join(item["allowed_decisions"]) or _answered(item),
             str(item.get("group") or item["required_role"]),
             progress(item.get("approvals")) or "",
             str(item["owner"]),
@@ -91,6 +92,11 @@ def inbox_table(page: dict[str, Any], *, matching: bool = False) -> Table:
             also_waiting(item),
         )
     return table
+
+
+def _answered(item: dict[str, Any]) -> str:
+    """What a row without decisions takes: an answer to a server's question, or a form's fields."""
+    return "answer" if item.get("kind") == "mcp_elicitation" else "form"
 
 
 def group_counts(counts: object) -> str:
@@ -116,7 +122,7 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
             values = client.threads.get_state(thread)["values"]
             receipts = values.get("approval_receipts", []) if isinstance(values, dict) else []
             pending = pending_interrupts(state)
-            fields = any((a := read(i.get("value"))) and a.answered_with == "fields" for i in pending)
+            fields = any(_filled_in(i.get("value")) for i in pending)
             schemas = client.http.get(f"/threads/{thread}/answer-schemas")["schemas"] if fields else {}
             escalated = escalations(client, thread) if may_escalate(pending) else {}
         except httpx.HTTPError as error:
@@ -125,10 +131,10 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
         return
     out.print(f"thread {thread}: [bold]{state['status']}[/bold]")
     for interrupt in pending:
-        for line in interrupt_lines(interrupt, escalated_at=escalated.get(interrupt["id"])):
+        for line in interrupt_lines(interrupt, escalated_at=escalated.get(interrupt["id"]), thread=thread):
             out.print(line, markup=False, soft_wrap=True)
         value = interrupt.get("value") or {}
-        if isinstance(schema := schemas.get(interrupt["id"]), dict) and not _decided(value):
+        if isinstance(schema := schemas.get(interrupt["id"]), dict) and _filled_in(value):
             title = f": {value['title']}" if value.get("title") else ""
             out.print(f"    to fill in{title} (hitl answer {thread} {interrupt['id']} --json '{{...}}')")
             for line in field_lines(schema):
@@ -146,10 +152,14 @@ def show(thread: str, url: Url = DEFAULT_URL, token: Token = "", as_json: AsJson
         )
 
 
-def _decided(value: object) -> bool:
-    """Whether an interrupt is answered with decisions (approve, ...), not with fields of its own."""
+def _filled_in(value: object) -> bool:
+    """Whether an interrupt is answered with fields its answer schema lists (a form, a sign-off).
+
+    Not one answered with decisions (approve, ...), nor an MCP server's question, whose own fields
+    `interrupt_lines` shows from the question.
+    """
     asked = read(value)
-    return asked is not None and asked.answered_with == "decisions"
+    return asked is not None and asked.answered_with == "fields" and asked.kind != "mcp_elicitation"
 
 
 def escalations(client: SyncLangGraphClient, thread: str) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """`hitl new agent NAME` and `hitl new project DIR`: an approval-gated agent, or a project of your own.
 
 `new_agent` writes `agents/NAME.py` (a `create_deep_agent` with its `interrupt_on`, `run_by` and
-offline script), `tools/NAME.py` (one gated example tool, idempotent by tool call id), a test
-in-process and one through the server, and the graph's line in `langgraph.json`. `hitl new project`
+offline script; with `--mcp URL`, an MCP server whose URL `.env` holds), `tools/NAME.py` (one gated
+example tool, idempotent by tool call id), a test in-process and one through the server, and the
+graph's line in `langgraph.json`. `hitl new project`
 is `hitl.cli.project.making`'s. The templates are in `hitl/cli/templates`. Not for the approval layer
 itself.
 """
@@ -19,6 +20,7 @@ from typing import Annotated
 import typer
 
 from hitl.cli.project.served_graphs import add_graph, served
+from hitl.mcp.servers import SERVER_NAME
 
 TEMPLATES = Path(__file__).parent / "templates"
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -27,6 +29,8 @@ EXAMPLE = "Send ana@example.com the update: invoice INV-7 is paid"
 PATTERN = r"send (?P<to>\S+@\S+) the update:?\s*(?P<text>.+)"
 """The rule that reads it (a regular expression, as it is written into the agent's module)."""
 CONFIGS = ("langgraph.json", "langgraph.replicas.json")
+MCP_URL = re.compile(r"https?://[^\s/@]+(/\S*)?")
+"""What `--mcp` takes: an http(s) URL with a host and no user or password."""
 """The package files that list the served graphs (the replicas' one only where it exists)."""
 
 
@@ -48,12 +52,16 @@ class NewAgent:
         return f'hitl run {self.name} "{self.example}"'
 
 
-def new_agent(root: Path, name: str) -> NewAgent:
+def new_agent(root: Path, name: str, mcp_url: str | None = None) -> NewAgent:
     """Write the agent `name` into the project at `root` and serve it from its `langgraph.json`.
+
+    With `mcp_url`, the agent declares an MCP server (named after it) whose URL the setting
+    `<NAME>_MCP_URL` holds: written to the project's `.env` (made from `.env.example` first, as
+    `make dev` would), never into code.
 
     Raises:
         ScaffoldError: `name` is no lowercase identifier, is taken (a module, a served graph), or
-            `root` has no `langgraph.json`.
+            `root` has no `langgraph.json`; `mcp_url` is no http(s) URL.
     """
     config = root / CONFIGS[0]
     if not config.is_file():
@@ -80,13 +88,40 @@ def new_agent(root: Path, name: str) -> NewAgent:
         msg = f"{name!r} is taken: langgraph.json serves a graph of that name already"
         raise ScaffoldError(msg)
     values = {"name": name, "table": f"{name}_outbox", "example": EXAMPLE, "pattern": PATTERN}
+    setting = f"{name.upper()}_MCP_URL"
+    if mcp_url is not None:
+        if not MCP_URL.fullmatch(mcp_url) or not SERVER_NAME.fullmatch(_server(name)):
+            msg = f"--mcp takes the MCP server's http(s) URL (got {mcp_url!r})"
+            raise ScaffoldError(msg)
+        values |= {"server": _server(name), "setting": setting, "setting_field": setting.lower()}
     for path, template in files.items():
+        chosen = "agent_mcp.py.tmpl" if template == "agent.py.tmpl" and mcp_url is not None else template
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(Template((TEMPLATES / "agent" / template).read_text()).substitute(values))
+        path.write_text(Template((TEMPLATES / "agent" / chosen).read_text()).substitute(values))
     served_by = [listed for listed in (root / c for c in CONFIGS) if listed.is_file()]
     for listed in served_by:
         _serve(listed, name)
-    return NewAgent(name, (*files, *served_by), EXAMPLE)
+    env = [_set_env(root, setting, mcp_url)] if mcp_url is not None else []
+    return NewAgent(name, (*files, *served_by, *env), EXAMPLE)
+
+
+def _server(name: str) -> str:
+    """An agent's MCP server's name: its own, '_' as '-' (a server's name has no '_')."""
+    return name.replace("_", "-")
+
+
+def _set_env(root: Path, setting: str, value: str) -> Path:
+    """`setting=value` in the project's `.env` (made from `.env.example` when missing); its path."""
+    env = root / ".env"
+    if not env.exists() and (root / ".env.example").is_file():
+        env.write_text((root / ".env.example").read_text())
+    kept = [
+        line
+        for line in (env.read_text().splitlines() if env.exists() else [])
+        if not line.startswith(f"{setting}=")
+    ]
+    env.write_text("\n".join([*kept, f"{setting}={value}"]) + "\n")
+    return env
 
 
 def _serve(config: Path, name: str) -> None:
@@ -136,10 +171,16 @@ def project_command(
 def agent_command(
     name: Annotated[str, typer.Argument(help="The agent's name: its graph id, module and tool file.")],
     root: Annotated[Path, typer.Option(help="The project's folder (where langgraph.json is).")] = Path(),
+    mcp: Annotated[
+        str | None,
+        typer.Option(
+            help="An MCP server's URL: the agent gets its tools behind its gate (the URL goes to .env)."
+        ),
+    ] = None,
 ) -> None:
     """Write agents/NAME.py, tools/NAME.py and their tests, and serve the agent from langgraph.json."""
     try:
-        made = new_agent(root, name)
+        made = new_agent(root, name, mcp)
     except ScaffoldError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None

@@ -22,6 +22,7 @@ from hitl.contracts.decisions import ApprovalAnswer, ApproveAndAllowDecision
 from hitl.contracts.edits import decision_schema
 from hitl.contracts.forms import answer_of
 from hitl.contracts.published_schema import PublishedSchema, answered_as_sent
+from hitl.mcp.elicitations import answer_schema
 from hitl.policy.gates import DECISION_TYPES
 from hitl.recently_used import RecentlyUsed
 
@@ -148,7 +149,11 @@ def response_schema(value: object) -> dict[str, Any] | None:
 
     What the graph publishes with the interrupt is a reference to this (`published_schema`); the
     server serves this one (`GET /threads/{thread_id}/answer-schemas`) and checks answers with it.
+    An MCP server's question (`mcp_elicitation`) has its schema built from the question itself
+    (`hitl.mcp.elicitations`).
     """
+    if isinstance(value, Mapping) and value.get("type") == "mcp_elicitation":
+        return answer_schema(dict(value))
     found = response_type(value)
     if found is None:
         return None

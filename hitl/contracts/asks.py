@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, cast, get_args
 
 from pydantic import ValidationError
 
+from hitl.contracts.decisions import McpAction
 from hitl.contracts.interrupts import catalogue
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
         Decider,
         FirstLineNote,
         FormRequest,
+        McpElicitationRequest,
     )
 
 __all__ = [
@@ -46,7 +48,7 @@ __all__ = [
     "tool_call_ids",
 ]
 
-InterruptKind = Literal["batched", "tool_approval", "form", "approval_request"]
+InterruptKind = Literal["batched", "tool_approval", "form", "approval_request", "mcp_elicitation"]
 """The kinds of interrupt the layer sends: the keys of `hitl.contracts.interrupts.InterruptShapes`."""
 KINDS: tuple[InterruptKind, ...] = get_args(InterruptKind)
 
@@ -187,6 +189,20 @@ def _asks(kind: InterruptKind, value: Any) -> tuple[tuple[Ask, ...], Answers]:  
                     fields={},
                     decisions=("approve", "reject"),
                     decider=sign_off.get("required_role", catalogue().default_deciders[kind]),
+                ),
+            ), "fields"
+        case "mcp_elicitation":
+            question = cast("McpElicitationRequest", value)
+            mcp = question["mcp"]
+            return (
+                Ask(
+                    subject=f"{mcp['server']}.{mcp['tool']}",
+                    agent=question["agent"],
+                    tool_call_id=question["tool_call_id"],
+                    text=question["message"],
+                    fields=question["args"],
+                    decisions=get_args(McpAction),
+                    decider=question["required_role"],
                 ),
             ), "fields"
         case _:

@@ -34,6 +34,8 @@ __all__ = [
     "EditDecision",
     "EqualsBound",
     "MaxBound",
+    "McpAction",
+    "McpElicitationAnswer",
     "RejectDecision",
     "RespondDecision",
 ]
@@ -86,6 +88,37 @@ class ApproveAndAllowDecision(TypedDict):
 
     type: Literal["approve"]
     allow: NotRequired[AllowInThread]
+
+
+McpAction = Literal["accept", "decline", "cancel"]
+"""What a person may do with an MCP server's question (as MCP says): `McpElicitationAccept`'s action, or
+`McpElicitationRefusal`'s."""
+
+
+class McpElicitationAccept(TypedDict):
+    """Accept an MCP server's question: `content` fitting its `requested_schema` (form), or none (url)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    action: Literal["accept"]
+    content: NotRequired[dict[str, str | int | float | bool | list[str]]]
+    question: NotRequired[str]
+    """The question answered (`McpElicitationRequest.question`); the server fills it in."""
+
+
+class McpElicitationRefusal(TypedDict):
+    """Decline the question (the call may go on without it) or cancel it (the call is abandoned)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    action: Literal["decline", "cancel"]
+    question: NotRequired[str]
+    """As `McpElicitationAccept.question`."""
+
+
+McpElicitationAnswer = McpElicitationAccept | McpElicitationRefusal
+"""The answer to a `McpElicitationRequest`, by interrupt id; the server checks `content` against the
+request's own `requested_schema` (a field's error names it) before anything is saved."""
 
 
 class BatchedResponse(TypedDict):

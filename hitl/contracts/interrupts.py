@@ -1,10 +1,11 @@
 """What the layer asks a person: the interrupt values of the gate and of tools, and who may answer them.
 
 A batched request (every gated call of a model turn), a per-call request, a tool's own form or
-sign-off, each by kind in `InterruptShapes` (and `catalogue`, what the shapes say of each kind). What
-a person answers is `hitl.contracts.decisions`; what the server keeps of it, `hitl.contracts.records`;
-how a client reads these, `hitl.contracts.asks`. Shapes only: the gate builds them
-(`hitl.gate.review_requests`). Loads no agent code, so any client may import it.
+sign-off, an MCP server's question mid-call (`McpElicitationRequest`), each by kind in `InterruptShapes`
+(and `catalogue`, what the shapes say of each kind). What a person answers is `hitl.contracts.decisions`;
+what the server keeps of it, `hitl.contracts.records`; how a client reads these, `hitl.contracts.asks`.
+Shapes only: the gate builds them (`hitl.gate.review_requests`). Loads no agent code, so any client may
+import it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ __all__ = [
     "FormRequest",
     "InterruptMode",
     "InterruptShapes",
+    "McpElicitationRequest",
+    "McpProvenance",
     "ReviewConfig",
     "Role",
     "ToolApprovalRequest",
@@ -77,6 +80,20 @@ class FirstLineNote(TypedDict):
     it failed (or its breaker is open), so a person decides."""
 
 
+class McpProvenance(TypedDict):
+    """Where a tool of an MCP server comes from: the server, its own tool name, its input schema's digest.
+
+    `crm` and `delete_contact` are what a policy names as `crm.delete_contact`; the call's `name` is
+    the tool as the model sees it (`crm_delete_contact`). `input_schema_sha256` is the SHA-256 of the
+    tool's input schema (canonical JSON) as listed when the call paused ('' for a tool the server did not
+    list): the call runs only while the server lists the same schema.
+    """
+
+    server: str
+    tool: str
+    input_schema_sha256: str
+
+
 class ActionRequest(TypedDict):
     """One gated tool call inside a batched approval request."""
 
@@ -87,6 +104,8 @@ class ActionRequest(TypedDict):
     agent: str
     first_line: NotRequired[FirstLineNote]
     """Present when a first-line reviewer looked at the call first and left it to people."""
+    mcp: NotRequired[McpProvenance]
+    """Present for a tool of an MCP server."""
 
 
 class ReviewConfig(TypedDict):
@@ -149,6 +168,8 @@ class ToolApprovalRequest(TypedDict):
     """Present when an escalation goes to a group other than `supervisor`."""
     first_line: NotRequired[FirstLineNote]
     """Present when a first-line reviewer looked at the call first and left it to people."""
+    mcp: NotRequired[McpProvenance]
+    """Present for a tool of an MCP server."""
 
 
 class FormRequest(TypedDict):
@@ -192,6 +213,37 @@ class ApprovalRequest(TypedDict):
     """Present when an escalation goes to a group other than `supervisor`."""
 
 
+class McpElicitationRequest(TypedDict):
+    """An MCP server's question in the middle of a tool call (MCP elicitation), answered by interrupt id.
+
+    `form` mode asks for `content` fitting `requested_schema` (flat: text, numbers, booleans, choices);
+    `url` mode asks the person to open `url` and confirm. Answered with a `McpElicitationAnswer`:
+    accept (with `content` in form mode), decline or cancel, each passed to the server as MCP says, and
+    recorded as answered, declined or cancelled. `message`, `requested_schema` and `url` are the
+    server's own words: clients show them as plain text, never as markup. `question` is the SHA-256 of
+    what is asked (server, tool, mode, message, schema or URL); the server stamps it on the answer it
+    accepts, so the tool passes an answer on only to the question it was given for.
+    """
+
+    type: Literal["mcp_elicitation"]
+    agent: str
+    tool_call_id: str
+    name: str
+    """The tool call's name, as the model called it."""
+    args: dict[str, Any]
+    """The tool call's arguments: what the question is about."""
+    mcp: McpProvenance
+    mode: Literal["form", "url"]
+    message: str
+    requested_schema: NotRequired[dict[str, Any]]
+    """Form mode: the JSON Schema of the content asked for."""
+    url: NotRequired[str]
+    """Url mode: the address to open (http or https)."""
+    question: str
+    required_role: Decider
+    """Who answers: `owner` (the thread's owner) unless the server's declaration names a group."""
+
+
 class InterruptShapes(TypedDict):
     """Every interrupt the layer sends, by kind (`hitl.contracts.asks.InterruptKind`): clients handle each.
 
@@ -203,6 +255,7 @@ class InterruptShapes(TypedDict):
     tool_approval: ToolApprovalRequest
     form: FormRequest
     approval_request: ApprovalRequest
+    mcp_elicitation: McpElicitationRequest
 
 
 @dataclass(frozen=True)

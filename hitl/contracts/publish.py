@@ -21,6 +21,7 @@ from hitl.contracts.decisions import (
     BatchedResponse,
     Decision,
     DecisionType,
+    McpElicitationAnswer,
 )
 from hitl.contracts.forms import registered
 from hitl.contracts.interrupts import (
@@ -28,6 +29,8 @@ from hitl.contracts.interrupts import (
     BatchedApprovalRequest,
     FormRequest,
     InterruptShapes,
+    McpElicitationRequest,
+    McpProvenance,
     Owner,
     Role,
     ToolApprovalRequest,
@@ -57,6 +60,9 @@ PUBLISHED: dict[str, Any] = {
     "FormRequest": FormRequest,
     "ApprovalRequest": ApprovalRequest,
     "ApprovalAnswer": ApprovalAnswer,
+    "McpElicitationRequest": McpElicitationRequest,
+    "McpElicitationAnswer": McpElicitationAnswer,
+    "McpProvenance": McpProvenance,
     "ApprovalReceipt": ApprovalReceipt,
     "AuditRecord": AuditRecord,
     "AuditLog": AuditLog,

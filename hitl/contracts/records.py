@@ -12,7 +12,7 @@ from typing import Any, Literal, NotRequired, get_args
 from typing_extensions import TypedDict
 
 from hitl.contracts.decisions import ArgBound  # noqa: TC001  (pydantic reads the annotations at runtime)
-from hitl.contracts.interrupts import Decider, Role  # noqa: TC001  (as above)
+from hitl.contracts.interrupts import Decider, McpProvenance, Role  # noqa: TC001  (as above)
 
 __all__ = [
     "PERSON_DECISIONS",
@@ -34,11 +34,14 @@ __all__ = [
 ]
 
 
-RecordedDecision = Literal["approve", "edit", "reject", "respond", "answered", "cancel", "withdrawn"]
+RecordedDecision = Literal[
+    "approve", "edit", "reject", "respond", "answered", "cancel", "declined", "cancelled", "withdrawn"
+]
 """What an accepted decision is recorded, signed and counted as, everywhere (receipts, the trail,
 `hitl verify`, metrics, analytics): a gated call's approve, edit, reject or respond; a form's answer
 (`answered`, or `approve`/`cancel` for a form whose answer model declares `decision`); a sign-off's
-approve or reject; a request taken back by its asker or a supervisor (`withdrawn`)."""
+approve or reject; an MCP server's question answered, `declined` or `cancelled`; a request taken
+back by its asker or a supervisor (`withdrawn`)."""
 PERSON_DECISIONS: tuple[str, ...] = get_args(RecordedDecision)
 
 
@@ -84,6 +87,9 @@ class ApprovalReceipt(TypedDict):
     approvals: NotRequired[Approvals]
     """On an approve or edit of a call that needs several approvers: the count so far (partial
     while `approved_by` is shorter than `required`)."""
+    mcp: NotRequired[McpProvenance]
+    """For a tool of an MCP server (or its question): the server, the tool and the digest of its input
+    schema as it was approved; signed with the rest."""
     signed: NotRequired[str]
     """The server's signature of this decision: a compact JWS (EdDSA) whose claims bind every field
     here (args as SHA-256 digests), the policy revision and the audit chain's head; its keys are at

@@ -22,6 +22,7 @@ from hitl.gate.caller import Caller, current_caller, in_server, thread_owner
 from hitl.policy import quorum
 from hitl.policy.groups import deciding, is_decider, who
 from hitl.proof import audit_chain
+from hitl.proof.receipt_check import signed_decider
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -43,9 +44,13 @@ def refusal(call: ToolCall, decision: dict[str, Any], gate: ToolGate) -> ToolMes
 
     An edit is judged on its edited arguments. Owners' own questions and rejections need no role here.
     An escalated call is decided by the group it was escalated to (an edit also needs whom its
-    edited arguments need, as the server checks it).
+    edited arguments need, as the server checks it). The sender is the person the decision's signed
+    receipt names, when the server named one: the run may be someone else's (the owner answering a
+    question the approved tool asks), or the server's own (a re-sent decision).
     """
     caller = current_caller()
+    if caller is not None or in_server():
+        caller = signed_decider(call, str(decision.get("type"))) or caller
     if decision.get("type") == "reject" or (caller is None and decision.get("type") != "edit"):
         return None
     if caller is None:  # in-process (no server): only the fixed arguments are checked

@@ -7,10 +7,11 @@ so a bad answer can never wedge the thread. A run's policy override (`hitl.polic
 recorded in state when the run starts) and the thread's allowances (`hitl.policy.allowances`)
 change which calls pause; both are read from state, so a resume decides the same. A paused
 call a policy hands to a first-line reviewer is put to it first (`hitl.model.first_line.review`):
-it runs under the model's signed receipt, is rejected, or goes to people with its reason. This
-module says which calls pause and which may run: one concept, the gate's middleware, however
-long. `batched` and `per_call` are the two flows, `review_requests` builds what they send,
-`deciders` says who may decide, `run_start` checks a run.
+it runs under the model's signed receipt, is rejected, or goes to people with its reason. The tools
+of the agent's MCP servers (`hitl.mcp.toolbox`) are gated here too, as `hitl.mcp.gating` says. This
+module says which calls pause and which may run: `batched` and `per_call` are the two flows,
+`review_requests` builds what they send, `deciders` says who may decide, `run_start` checks a run.
+One concept, however long: the gate's hooks around every model turn and tool call.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from langgraph.types import Command
 
     from hitl.contracts.interrupts import FirstLineNote, InterruptMode, ToolApprovalRequest
+    from hitl.mcp.toolbox import McpToolbox
     from hitl.model.first_line.review import Verdict
     from hitl.policy.deadlines import Deadline
 
@@ -72,16 +74,19 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         interrupt_mode: InterruptMode = "batched",
         description_prefix: str = DEFAULT_PREFIX,
         default_deadline: Deadline | None = None,
+        toolbox: McpToolbox | None = None,
     ) -> None:
         """Gate `agent`'s `tools` by `policy`; `default_deadline` covers gates without their own.
 
         Every gate applies the run's recorded policy override; the top agent's `RunStartGate`
-        records it.
+        records it. `toolbox` holds the agent's MCP servers: their tools pass this gate too, and
+        `policy` may name them (by the name the model calls them).
 
         Raises:
             ValueError: if the policy names a tool the agent does not have.
         """
-        check_policy(agent, policy, (t.name for t in tools))
+        mcp_named = [name for name in policy if toolbox is not None and toolbox.owner(name) is not None]
+        check_policy(agent, policy, [*(t.name for t in tools), *mcp_named])
         super().__init__(
             {name: self._interrupt_on(name, gate) for name, gate in policy.items()},
             description_prefix=description_prefix,
@@ -90,9 +95,14 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
         self.agent = agent
         self.policy = dict(policy)
         self.tools_by_name = {t.name: t for t in tools}
+        self.toolbox = toolbox
+        if toolbox is not None:
+            toolbox.named = {name: gate for name, gate in policy.items() if name in mcp_named}
         answers.register(agent, tools)
-        self.reviews = ReviewRequests(agent, self.description_prefix, default_deadline)
-        self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS
+        self.reviews = ReviewRequests(
+            agent, self.description_prefix, default_deadline, toolbox.provenance if toolbox else None
+        )
+        self.gateable = frozenset(self.tools_by_name) | BUILTIN_TOOLS | frozenset(mcp_named)
 
     def _interrupt_on(self, name: str, gate: ToolGate) -> InterruptOnConfig:
         return InterruptOnConfig(
@@ -105,10 +115,11 @@ class ApprovalGate(HumanInTheLoopMiddleware):  # type: ignore[type-arg]
             ),
         )
 
-    def policy_for(self, state: Mapping[str, Any]) -> dict[str, ToolGate]:
-        """This agent's policy as the run's recorded override changes it."""
+    def policy_for(self, state: Mapping[str, Any]) -> Mapping[str, ToolGate]:
+        """This agent's policy as the run's recorded override changes it, its MCP tools' gates included."""
         override = trusted_run_policy(state.get(RUN_POLICY_KEY), current_thread_id())
-        return effective_policy(self.policy, self.gateable, override)
+        policy = effective_policy(self.policy, self.gateable, override)
+        return policy if self.toolbox is None else self.toolbox.gates(policy)
 
     def _pauses(self, call: ToolCall, policy: Mapping[str, ToolGate], state: Mapping[str, Any]) -> bool:
         """Whether `call` waits for a person: gated, and not covered by a thread allowance."""

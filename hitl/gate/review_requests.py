@@ -23,7 +23,7 @@ from hitl.policy.deadlines import earliest
 from hitl.recently_used import RecentlyUsed
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from langchain_core.messages import ToolCall
 
@@ -39,11 +39,22 @@ DESCRIPTIONS_KEPT = 2048
 class ReviewRequests:
     """The review requests of one agent's gate: who asks, how its review texts begin, its default deadline."""
 
-    def __init__(self, agent: str, description_prefix: str, default_deadline: Deadline | None) -> None:
-        """Requests on behalf of `agent`; `default_deadline` covers gates without their own."""
+    def __init__(
+        self,
+        agent: str,
+        description_prefix: str,
+        default_deadline: Deadline | None,
+        provenance: Callable[[ToolCall], Mapping[str, str] | None] | None = None,
+    ) -> None:
+        """Requests on behalf of `agent`; `default_deadline` covers gates without their own.
+
+        `provenance` names, for a call of an MCP server's tool, the server, the tool and its input
+        schema's digest (`mcp` in the request); None for the agent's own tools.
+        """
         self.agent = agent
         self.description_prefix = description_prefix
         self.default_deadline = default_deadline
+        self.provenance = provenance
         self._descriptions: RecentlyUsed[str, str] = RecentlyUsed(DESCRIPTIONS_KEPT)
 
     def batched(
@@ -90,7 +101,13 @@ class ReviewRequests:
             **requested_by(),  # type: ignore[typeddict-item]
             **self.deadline_stamp(call, gate),  # type: ignore[typeddict-item]
             **({"first_line": note} if note else {}),  # type: ignore[typeddict-item]
+            **self.mcp_stamp(call),  # type: ignore[typeddict-item]
         )
+
+    def mcp_stamp(self, call: ToolCall) -> dict[str, Any]:
+        """`{"mcp": McpProvenance}` for a call of an MCP server's tool, else nothing."""
+        found = self.provenance(call) if self.provenance is not None else None
+        return {"mcp": dict(found)} if found else {}
 
     def deadline_stamp(self, call: ToolCall, gate: ToolGate) -> dict[str, Any]:
         """When this call's approval expires and what then; owners' own questions never expire."""
@@ -109,6 +126,7 @@ class ReviewRequests:
             description=with_note(with_progress(self.description(call, gate), call, gate), note),
             tool_call_id=call["id"] or "",
             agent=self.agent,
+            **self.mcp_stamp(call),  # type: ignore[typeddict-item]
         )
         if note:
             request["first_line"] = note

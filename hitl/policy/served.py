@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
+    from hitl.mcp.toolbox import McpToolbox
     from hitl.model.scripted.script import ScriptFn
     from hitl.policy.overrides import PolicyCatalog
 
@@ -38,6 +39,13 @@ class AgentCard:
     """The roles or groups that may run it; None: everyone signed in."""
     offline: ScriptFn | None = None
     """Its offline script (`hitl.model.scripted.rules`), if it has one."""
+    toolboxes: tuple[McpToolbox, ...] = ()
+    """The toolboxes of the MCP servers it and its subagents declare (`hitl.mcp.toolbox`)."""
+
+    @property
+    def answerers(self) -> frozenset[str]:
+        """Who answers its MCP servers' questions: `owner` or the groups their declarations name."""
+        return frozenset(s.answered_by for box in self.toolboxes for s in box.servers.values())
 
     def may_run(self, roles: Iterable[str]) -> bool:
         """Whether someone holding `roles` (their roles and groups: `User.memberships`) may run this agent."""

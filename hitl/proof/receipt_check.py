@@ -34,13 +34,21 @@ if TYPE_CHECKING:
 RECEIPTS_KEY = "hitl_receipts"
 """The run's `configurable` key the server sets: {tool_call_id: the signed JWS of its latest decision}."""
 RUNS = frozenset({"approve", "edit"})
+ANSWERS = frozenset({"answered", "declined", "cancelled"})
+"""What a person answers a tool's own question (a form, an MCP server's): never a decision on the call."""
 
 
 def latest_signed(receipts: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """Each tool call's latest signed receipt (its JWS), from receipts oldest first."""
+    """Each tool call's latest signed receipt (its JWS) of a decision on the call, from receipts oldest first.
+
+    Answers to the tool's own questions (`ANSWERS`) are left out: the call an MCP server asks about
+    mid-call still runs under the approval it had.
+    """
     found: dict[str, str] = {}
     for receipt in receipts:
         call_id, token = receipt.get("tool_call_id"), receipt.get(SIGNED_FIELD)
+        if receipt.get("decision") in ANSWERS:
+            continue
         if isinstance(call_id, str) and call_id and isinstance(token, str):
             found[call_id] = token
     return found
@@ -90,6 +98,34 @@ def refusal(  # noqa: PLR0913, PLR0917  (the call, where it runs, and the receip
             f"these {given[:12]}…)"
         )
     return None
+
+
+def signed_decider(call: ToolCall, decision: str, config: Mapping[str, Any] | None = None) -> Caller | None:
+    """Who made `decision` (approve or edit) on `call`, as its signed receipt names them; None without one.
+
+    A run may resume for someone else than the decider: a call approved by a reviewer runs again
+    when its owner answers a question the tool asks mid-call, in a run the owner started. The person
+    a decision is judged by is the one its verified receipt names, never the run's caller.
+    """
+    if config is None:
+        config = dict(get_config())
+    named = (config.get("configurable") or {}).get(RECEIPTS_KEY)
+    token = named.get(call["id"] or "") if isinstance(named, dict) else None
+    if not isinstance(token, str) or decision not in RUNS:
+        return None
+    try:
+        claims = signed_claims(token, keyring().jwks)
+    except ReceiptInvalidError:
+        return None
+    approver = claims.get("approver")
+    if claims.get("decision") != decision or claims.get("tool_call_id") != call["id"]:
+        return None
+    if not isinstance(approver, dict):
+        return None
+    identity, roles = approver.get("identity"), approver.get("roles")
+    if not isinstance(identity, str) or not isinstance(roles, list):
+        return None
+    return Caller(identity=identity, roles=frozenset(str(r) for r in roles))
 
 
 SERVER = Caller(identity="server", roles=frozenset())

@@ -1,11 +1,11 @@
 """Signed receipts: what a decision binds, as a JWS (EdDSA) anyone can check against the JWKS.
 
 A receipt's `signed` field is a compact JWS whose claims name the thread, the interrupt, the
-tool call, the agent and tool, SHA-256 digests of the requested and final args, the decision,
-who decided (and every approver of a quorum; a first-line reviewer's model), when, the policy's
-revision and the audit chain's head before it. `check` says what is wrong with a receipt: a bad
-signature, an unknown key, or any field that differs from what was signed. Signing is the
-server's (`sign`).
+tool call, the agent and tool (for an MCP server's tool: the server, its tool name and the digest of
+the input schema approved), SHA-256 digests of the requested and final args, the decision, who decided
+(and every approver of a quorum; a first-line reviewer's model), when, the policy's revision and the
+audit chain's head before it. `check` says what is wrong with a receipt: a bad signature, an unknown
+key, or any field that differs from what was signed. Signing is the server's (`sign`).
 
 A token this process signed or already verified is remembered with the key that signs it
 (`VERIFIED_KEPT` of them): checking it again gives the same claims while that key is still in the
@@ -64,6 +64,8 @@ def claims(
     except ValueError:
         issued = 0
     bound = {field: receipt.get(field) for field in BOUND}
+    if receipt.get("mcp") is not None:  # a tool of an MCP server: its server, tool and schema digest too
+        bound["mcp"] = receipt.get("mcp")
     return {
         **bound,
         "thread_id": thread_id,
@@ -151,7 +153,7 @@ def check(receipt: Mapping[str, Any], jwks: Mapping[str, Any], thread_id: str | 
         policy_revision=str(signed.get("policy_revision")),
         audit_head=str(signed.get("audit_head")),
     )
-    wrong = [name for name, value in expected.items() if signed.get(name) != value]
+    wrong = [name for name, value in {"mcp": None, **expected}.items() if signed.get(name) != value]
     if thread_id is not None and signed.get("thread_id") != thread_id and "thread_id" not in wrong:
         wrong.append("thread_id")
     named = dict.fromkeys(FIELD_OF.get(name, name) for name in wrong)

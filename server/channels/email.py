@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hitl.contracts.asks import read
 from hitl.contracts.interrupts import OWNER
 from hitl.policy.groups import group_map
-from server.channels.slack_message import thread_link, who_decides
+from server.channels.slack_message import headline, link_to_open, subjects, thread_link, who_decides
 from server.identity.users import directory
 
 if TYPE_CHECKING:
@@ -67,15 +67,18 @@ def notice(
     """The e-mail telling `to` that `pending` waits: what, who asks, args, deadline, who decides, the link."""
     first = rows[0]
     thread_id = str(first["thread_id"])
-    tools = ", ".join(str(r.get("tool")) for r in rows)
-    headline = "Escalated" if event == "approval_escalated" else "Approval needed"
+    named = subjects(pending, rows)
+    tools = ", ".join(named)
+    said = headline(rows, event)
     lines = [
-        f"{headline}: {tools}, asked by {first.get('agent')} for {first.get('owner') or 'unknown'}.",
+        f"{said}: {tools}, asked by {first.get('agent')} for {first.get('owner') or 'unknown'}.",
         "",
     ]
-    for row in rows:
+    for row, subject in zip(rows, named, strict=True):
         args = json.dumps(row.get("args") or {}, indent=2, ensure_ascii=False, default=str)[:MAX_ARGS_CHARS]
-        lines += [f"{row.get('tool')}: {row.get('description') or ''}".strip(), args, ""]
+        lines += [f"{subject}: {row.get('description') or ''}".strip(), args, ""]
+    if (url := link_to_open(pending)) is not None:
+        lines += [f"Link to open (the server's, shown as sent): {url}", ""]
     lines += [
         f"Who must decide: {who_decides(first)}",
         f"Deadline: {first.get('deadline') or 'none'}",
@@ -87,7 +90,7 @@ def notice(
     message = EmailMessage()
     message["From"] = settings.hitl_smtp_sender
     message["To"] = to
-    message["Subject"] = f"[HITL] {headline}: {tools} ({first.get('agent')})"
+    message["Subject"] = f"[HITL] {said}: {tools} ({first.get('agent')})"
     message.set_content("\n".join(lines))
     return message
 

@@ -158,7 +158,7 @@ def _answer(pending: Pending, decision: str, reason: str) -> Any:  # noqa: ANN40
             return {"type": APPROVE}
         case "approval_request":
             return {"approved": True, "reason": None}
-        case "form":
+        case "form" | "mcp_elicitation":  # its fields (or an MCP server's question) are the person's to fill
             return None
         case _:
             assert_never(asked.kind)

@@ -79,6 +79,27 @@ def who_decides(row: dict[str, Any]) -> str:
     return words
 
 
+def headline(rows: list[dict[str, Any]], event: str) -> str:
+    """What a notice is about: an escalation, an MCP server's question, or an approval."""
+    if event == "approval_escalated":
+        return "Escalated"
+    return "Question" if rows and all(r.get("kind") == "mcp_elicitation" for r in rows) else "Approval needed"
+
+
+def subjects(pending: Pending, rows: list[dict[str, Any]]) -> list[str]:
+    """What each row asks about, as the contract reads it (`Ask.subject`: an MCP tool as `server.tool`)."""
+    asked = read(pending.value)
+    named = {ask.tool_call_id: ask.subject for ask in asked.asks} if asked is not None else {}
+    return [str(named.get(str(row.get("tool_call_id")), row.get("tool"))) for row in rows]
+
+
+def link_to_open(pending: Pending) -> str | None:
+    """The link an MCP server asks its person to open (url mode), as the server gave it; None otherwise."""
+    value = pending.value if isinstance(pending.value, dict) else {}
+    url = value.get("url") if value.get("type") == "mcp_elicitation" and value.get("mode") == "url" else None
+    return url if isinstance(url, str) else None
+
+
 def pause_message(
     pending: Pending, rows: list[dict[str, Any]], public_url: str, event: str = "approval_pending"
 ) -> dict[str, Any]:
@@ -86,8 +107,8 @@ def pause_message(
     first = rows[0]
     thread_id = str(first["thread_id"])
     link = thread_link(public_url, thread_id)
-    tools = ", ".join(str(r.get("tool")) for r in rows)
-    title = ("Escalated: " if event == "approval_escalated" else "Approval needed: ") + tools
+    named = subjects(pending, rows)
+    title = f"{headline(rows, event)}: {', '.join(named)}"
     asker = str(first.get("agent") or "agent")
     graph = first.get("graph_id")
     if graph and graph != asker:
@@ -104,12 +125,14 @@ def pause_message(
             ],
         },
     ]
-    for row in rows:
+    for row, subject in zip(rows, named, strict=True):
         args = json.dumps(row.get("args") or {}, indent=1, ensure_ascii=False, default=str)
         if len(args) > MAX_ARGS_CHARS:
             args = f"{args[:MAX_ARGS_CHARS]}\n… (cut: see the web app)"
-        text = f"*{mrkdwn(row.get('tool'))}*: {mrkdwn(str(row.get('description') or '')[:400])}".strip()
+        text = f"*{mrkdwn(subject)}*: {mrkdwn(str(row.get('description') or '')[:400])}".strip()
         blocks.append({"type": "section", "text": _markdown(f"{text}\n{code_block(args)}")})
+    if (url := link_to_open(pending)) is not None:  # shown, never linked: the web app opens it
+        blocks.append({"type": "section", "text": _markdown(f"*Link to open*\n{code_block(url)}")})
     approve, reject = decisions_offered(pending)
     value = button_value(thread_id, pending.id)
     buttons: list[dict[str, Any]] = []

@@ -58,6 +58,7 @@ def check_resume(  # noqa: PLR0913  (what is answered, by whom, within which lim
     for item in answers:
         no_nul(item.answer)
         coerce_edits(item)
+        _stamp_question(item)
         _validate(item)
         no_loose_text(item)
     for item in answers:
@@ -136,6 +137,26 @@ def _not_approved_twice(item: Accepted, user: User) -> None:
                 f"{user.identity} already approved this {name}; it needs {needed} different approvers "
                 f"({len(approved)} of {needed} so far: {', '.join(str(p) for p in approved)}).",
             )
+
+
+def _stamp_question(item: Accepted) -> None:
+    """Bind an answer to an MCP server's question to that question: `question` stamped in, in place.
+
+    The answer is the resume payload itself, so the tool receives the stamp and passes the answer on
+    only to the same question (the MCP server may ask another on the resumed run). An answer that
+    names another question is refused (422).
+    """
+    value = item.pending.value if isinstance(item.pending.value, dict) else {}
+    if value.get("type") != "mcp_elicitation" or not isinstance(item.answer, dict):
+        return
+    asked = value.get("question")
+    given = item.answer.setdefault("question", asked)
+    if given != asked:
+        msg = (
+            f"This answer is for another question than {item.pending.subject} ({item.pending.id}) asks "
+            f"(question {str(given)[:12]}…, asked {str(asked)[:12]}…); nothing was saved."
+        )
+        raise ResumeRefused(422, msg)
 
 
 def _four_eyes(config: object) -> bool:

@@ -85,6 +85,9 @@ class Pending:
         value = self.value if isinstance(self.value, dict) else {}
         if isinstance(value.get("action_requests"), list):
             return ", ".join(str(a.get("name")) for a in value["action_requests"])
+        mcp = value.get("mcp")
+        if value.get("type") == "mcp_elicitation" and isinstance(mcp, dict):
+            return f"the question of {mcp.get('server')}.{mcp.get('tool')}"
         return str(value.get("name") or value.get("form") or value.get("action") or "this approval")
 
 

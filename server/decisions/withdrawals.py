@@ -43,12 +43,13 @@ DECISION = "withdrawn"
 MAX_REASON_CHARS = 500
 
 
-def rejection(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answer's shape follows the interrupt's)
+def rejection(pending: Pending, reason: str) -> Any:  # noqa: ANN401, PLR0911  (one answer per interrupt shape)
     """The answer that turns `pending` down with `reason`, or None when its shape allows none.
 
     A call is rejected where it allows that, else answered in the tool's place (`respond`, a
     question only a person answers); a sign-off is refused; a form is cancelled when its answer
-    model takes `{"decision": "cancel"}` (its own defaults for the rest).
+    model takes `{"decision": "cancel"}` (its own defaults for the rest); an MCP server's question
+    is cancelled.
     """
     value = pending.value if isinstance(pending.value, dict) else {}
     if isinstance(value.get("action_requests"), list):
@@ -63,6 +64,8 @@ def rejection(pending: Pending, reason: str) -> Any:  # noqa: ANN401  (the answe
         return {"approved": False, "reason": reason}
     if value.get("type") == "form":
         return _cancelled(value.get("form"))
+    if value.get("type") == "mcp_elicitation":
+        return {"action": "cancel"}
     return None
 
 

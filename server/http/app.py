@@ -44,7 +44,7 @@ from server.insight import heap_probe
 from server.ledger import move
 from server.ledger.apart import check_store_apart
 from server.records import audit
-from server.runtime import engine_compat, startup_heap, tracing_inline
+from server.runtime import engine_compat, mcp_servers, startup_heap, tracing_inline
 from server.runtime.recovery import recover_after_crash
 from server.runtime.start_checks import check_settings
 
@@ -164,6 +164,7 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
     await asyncio.to_thread(move.move_out)  # an older release's records, out of the business database
     await asyncio.to_thread(check_store_apart)
     check_policies(filed_cards())  # every approval of a served agent has someone who may answer it
+    mcp_listing = mcp_servers.list_at_start(filed_cards())  # beside the start: a server down delays nothing
     heap_probe.install(asyncio.get_running_loop())  # only with HITL_HEAP_PROBE set (the benchmarks)
     frozen = startup_heap.freeze()  # the graphs are loaded: langgraph-api's lifespan runs before this one
     logger.info("startup heap: %d objects frozen out of full garbage collections", frozen)
@@ -175,6 +176,8 @@ async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         finally:
             watcher.cancel()
             marks.cancel()
+            if mcp_listing is not None:
+                mcp_listing.cancel()
 
 
 engine_compat.apply()

@@ -113,6 +113,9 @@ def check_policies(cards: Iterable[AgentCard]) -> None:
             for gate in gates:
                 problems += [f"{card.name}: {tool} {why}" for why in _unanswerable(gate.decider, possible)]
                 problems += [f"{card.name}: {tool} {why}" for why in _unescalatable(gate.deadline, possible)]
+        for group in sorted(card.answerers):
+            asked = f"{card.name}: its MCP servers' questions"
+            problems += [f"{asked} {why}" for why in _unanswerable(group, possible)]
     if problems:
         known = ", ".join(sorted(possible)) or "no reviewer or supervisor"
         msg = (

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from hitl.contracts.records import ApprovalReceipt, Approvals, AuditRecord
+from hitl.mcp.elicitations import recorded_as
 from hitl.policy.groups import SYSTEM_ACTOR
 from hitl.proof import audit_chain
 from server.identity.access import visible_thread
@@ -279,6 +280,8 @@ def _receipts_for(
         ]
     if value.get("type") == "tool_approval":
         return [(_decision_receipt(base, value, answer), value)]
+    if value.get("type") == "mcp_elicitation":
+        return [(_question_receipt(base, value, answer), {})]
     return [
         (
             ApprovalReceipt(
@@ -294,6 +297,25 @@ def _receipts_for(
             {},
         )
     ]
+
+
+def _question_receipt(base: dict[str, Any], value: Mapping[str, Any], answer: Any) -> ApprovalReceipt:  # noqa: ANN401
+    """An MCP server's question answered, declined or cancelled: the server and tool named, what was asked."""
+    said = answer if isinstance(answer, dict) else {}
+    asked = {k: value[k] for k in ("mode", "message", "requested_schema", "url", "question") if k in value}
+    receipt = ApprovalReceipt(
+        **base,  # type: ignore[typeddict-item]
+        tool_call_id=str(value.get("tool_call_id", "")),
+        agent=str(value.get("agent", "")),
+        tool=str(value.get("name", "")),
+        requested_args=asked,
+        decision=recorded_as(said),
+        final_args=dict(said.get("content") or {}) if said.get("action") == "accept" else None,
+        message=None,
+    )
+    if isinstance(value.get("mcp"), dict):
+        receipt["mcp"] = value["mcp"]
+    return receipt
 
 
 def answered_as(value: Mapping[str, Any], answer: Any) -> str:  # noqa: ANN401  (any answer its schema took)
@@ -316,7 +338,7 @@ def _decision_receipt(
     final = (
         decision["edited_action"]["args"] if kind == "edit" else action["args"] if kind == "approve" else None
     )
-    return ApprovalReceipt(
+    receipt = ApprovalReceipt(
         **base,  # type: ignore[typeddict-item]
         tool_call_id=str(action.get("tool_call_id", "")),
         agent=str(action.get("agent", "")),
@@ -326,6 +348,9 @@ def _decision_receipt(
         final_args=final,
         message=decision.get("message"),
     )
+    if isinstance(action.get("mcp"), dict):  # an MCP server's tool: the server, tool and schema approved
+        receipt["mcp"] = action["mcp"]
+    return receipt
 
 
 def _short(resume: object, limit: int = 500) -> str:

@@ -1,7 +1,8 @@
-"""`python -m server.runtime.port_check PORT`: stop `make dev` with a clear line when PORT is taken.
+"""`python -m server.runtime.port_check PORT [VARIABLE]`: stop `make dev` with a line when PORT is taken.
 
 `langgraph dev` would otherwise fail (or, in some versions, serve elsewhere) after printing the
-address `make dev` announced. Exit 0 when 127.0.0.1:PORT can be bound, 1 with the reason if not.
+address `make dev` announced; so would a server a project runs beside it (its port in VARIABLE,
+`PORT` by default). Exit 0 when 127.0.0.1:PORT can be bound, 1 with the reason if not.
 """
 
 from __future__ import annotations
@@ -24,15 +25,16 @@ def taken(port: int, host: str = HOST) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    """Check the port named in `argv`; print why `make dev` stops, if it must."""
-    if len(argv) != 1 or not argv[0].isdigit() or not 0 < int(argv[0]) < 65536:  # noqa: PLR2004
-        sys.stderr.write(f"PORT must be a number from 1 to 65535 (got {' '.join(argv) or 'nothing'})\n")
+    """Check the port named in `argv` (and the make variable that sets it); print why `make dev` stops."""
+    variable = argv[1] if len(argv) == 2 and argv[1].isidentifier() else "PORT"  # noqa: PLR2004
+    if len(argv) not in {1, 2} or not argv[0].isdigit() or not 0 < int(argv[0]) < 65536:  # noqa: PLR2004
+        sys.stderr.write(f"{variable} must be a number from 1 to 65535 (got {' '.join(argv) or 'nothing'})\n")
         return 1
     port = int(argv[0])
     if (reason := taken(port)) is not None:
         sys.stderr.write(
             f"Port {port} on {HOST} is taken ({reason}): another server is running there.\n"
-            f"Stop it, or serve on another port: make dev PORT={port + 1}\n"
+            f"Stop it, or serve on another port: make dev {variable}={port + 1}\n"
         )
         return 1
     return 0

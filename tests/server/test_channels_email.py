@@ -22,7 +22,9 @@ from server.http.outgoing import tls
 from server.ledger.storage import notice_outbox
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
-from tests.server.helpers import start
+from tests.mcp_lab.beside import mcp_beside
+from tests.server.helpers import APPROVE, decisions, start
+from tests.server.mcp_helpers import new_invoice, only_question
 from tests.smtp_sink import SmtpSink
 
 pytestmark = pytest.mark.server
@@ -44,21 +46,24 @@ def sink():
 
 @pytest.fixture(scope="module")
 def mail_server(tmp_path_factory, sink):
-    running = start_dev_server(
-        tmp_path_factory.mktemp("email"),
-        {
-            "HITL_WATCH_INTERVAL": "0.3",
-            "REFUND_DEADLINE_SECONDS": "6",  # refunds escalate during the module: a second notice
-            "HITL_SMTP_HOST": "127.0.0.1",
-            "HITL_SMTP_PORT": str(sink.port),
-            "HITL_SMTP_STARTTLS": "false",
-            "HITL_SMTP_SENDER": "approvals@example.com",
-            "HITL_USER_EMAILS": ",".join(f"{user}:{address}" for user, address in EMAILS.items()),
-            "HITL_PUBLIC_URL": "https://hitl.example.com",
-        },
-    )
-    yield running
-    stop(running.process)
+    workdir = tmp_path_factory.mktemp("email")
+    with mcp_beside(workdir) as beside:
+        running = start_dev_server(workdir, {**beside.env, **mail_settings(sink)}, beside.config)
+        yield running
+        stop(running.process)
+
+
+def mail_settings(sink) -> dict[str, str]:
+    return {
+        "HITL_WATCH_INTERVAL": "0.3",
+        "REFUND_DEADLINE_SECONDS": "6",  # refunds escalate during the module: a second notice
+        "HITL_SMTP_HOST": "127.0.0.1",
+        "HITL_SMTP_PORT": str(sink.port),
+        "HITL_SMTP_STARTTLS": "false",
+        "HITL_SMTP_SENDER": "approvals@example.com",
+        "HITL_USER_EMAILS": ",".join(f"{user}:{address}" for user, address in EMAILS.items()),
+        "HITL_PUBLIC_URL": "https://hitl.example.com",
+    }
 
 
 @pytest.fixture
@@ -170,3 +175,17 @@ async def test_an_escalation_is_mailed_to_the_supervisors(as_user, mail_server, 
     await until(lambda: all_delivered(mail_server, thread_id))
     assert set(notices_about(sink, thread_id, "Escalated")) == expected
     assert "a supervisor" in got[EMAILS["supervisor2"]][0].get_content()
+
+
+async def test_an_mcp_servers_question_is_mailed_to_the_owner(as_user, mail_server, sink):
+    """question: the owner (who answers it) is mailed billing's question and the link; reviewers are not."""
+    invoice = new_invoice(mail_server.services)
+    requester, reviewer = as_user("requester1"), as_user("reviewer1")
+    thread_id, _ = await start(requester, phrases.credit_invoice(20, invoice))
+    await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    only_question(await requester.threads.get(thread_id))
+    found = await until(lambda: notices_about(sink, thread_id, "Question"))
+    assert set(found) == {"req1@example.com"}
+    [message] = found["req1@example.com"]
+    assert f"Why should {invoice} be credited 20?" in message.get_content()
+    assert f"https://hitl.example.com/app/#/threads/{thread_id}" in message.get_content()

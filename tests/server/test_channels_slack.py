@@ -22,7 +22,9 @@ from services.database import orders
 from tests.conftest import add_order
 from tests.devserver import start_dev_server, stop, user_clients
 from tests.fake_slack import FakeSlack, sign
+from tests.mcp_lab.beside import mcp_beside
 from tests.server.helpers import APPROVE, decisions, start
+from tests.server.mcp_helpers import new_invoice, only_question
 
 pytestmark = [pytest.mark.server, pytest.mark.long]
 
@@ -40,19 +42,24 @@ def slack():
 def slack_server(tmp_path_factory, slack):
     from tests.fake_slack import SIGNING_SECRET  # noqa: PLC0415
 
-    running = start_dev_server(
-        tmp_path_factory.mktemp("slack"),
-        {
-            "HITL_WATCH_INTERVAL": "0.3",
-            "EMAIL_DEADLINE_SECONDS": "8",  # e-mails expire during the module (a press after expiry)
-            "HITL_SLACK_WEBHOOK_URL": slack.webhook_url,
-            "HITL_SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "HITL_SLACK_USERS": SLACK_USERS,
-            "HITL_PUBLIC_URL": "https://hitl.example.com",
-        },
-    )
-    yield running
-    stop(running.process)
+    workdir = tmp_path_factory.mktemp("slack")
+    with mcp_beside(workdir) as beside:
+        running = start_dev_server(
+            workdir, {**beside.env, **slack_settings(slack, SIGNING_SECRET)}, beside.config
+        )
+        yield running
+        stop(running.process)
+
+
+def slack_settings(slack, secret: str) -> dict[str, str]:
+    return {
+        "HITL_WATCH_INTERVAL": "0.3",
+        "EMAIL_DEADLINE_SECONDS": "8",  # e-mails expire during the module (a press after expiry)
+        "HITL_SLACK_WEBHOOK_URL": slack.webhook_url,
+        "HITL_SLACK_SIGNING_SECRET": secret,
+        "HITL_SLACK_USERS": SLACK_USERS,
+        "HITL_PUBLIC_URL": "https://hitl.example.com",
+    }
 
 
 @pytest.fixture
@@ -519,3 +526,22 @@ async def test_the_actions_route_takes_no_token_and_nothing_else(slack_server):
             "/channels/slack/actions", content=body, headers=sign(body, int(time.time()))
         )
         assert response.status_code == 400
+
+
+async def test_an_mcp_servers_question_is_posted_as_text_for_the_web_app(as_user, slack_server, slack):
+    """question: "Question: billing_issue_credit_note", billing's words, no buttons: the web app answers."""
+    invoice = new_invoice(slack_server.services)
+    requester, reviewer = as_user("requester1"), as_user("reviewer1")
+    thread_id, _ = await start(requester, phrases.credit_invoice(20, invoice))
+    await reviewer.runs.wait(thread_id, "support", command=decisions(APPROVE))
+    only_question(await requester.threads.get(thread_id))
+    message = await until(  # the first notice may be retried after it: order is not kept
+        lambda: next((m for m in slack.messages_for(thread_id) if m["text"].startswith("Question")), None)
+    )
+    text = json.dumps(message)
+    assert "Question: billing_issue_credit_note" in text
+    assert f"Why should {invoice} be credited 20?" in text
+    assert "the person who asked (the thread's owner)" in text
+    [actions] = [b for b in message["blocks"] if b["type"] == "actions"]
+    assert [e["action_id"] for e in actions["elements"]] == ["open"]
+    assert "Answer this one in the web app." in text

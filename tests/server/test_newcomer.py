@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 THREAD = re.compile(r"thread ([0-9a-f-]{36})")
 
 
-def walk_through() -> list[str]:
-    """The commands of docs/reviewing.md's terminal walk-through, in order, comments and blanks left out."""
+def walk_through(title: str = "one refund, from a terminal") -> list[str]:
+    """The commands of one terminal walk-through of docs/reviewing.md, in order, no comments, no blanks."""
     text = (ROOT / "docs" / "reviewing.md").read_text()
-    section = text.split("## Walk-through: one refund, from a terminal", 1)[1]
+    section = text.split(f"## Walk-through: {title}", 1)[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
@@ -98,3 +98,46 @@ def test_the_readme_walk_through_refunds_a1024_once(newcomer):
     assert [r["decision"] for r in records if r.get("reviewer") == "supervisor1"] == ["approve"]
     with sqlite3.connect(copy / "data" / "business.db") as db:
         assert db.execute("select count(*) from refunds where order_id = 'A1024'").fetchone() == (1,)
+
+
+def test_make_dev_serves_the_billing_mcp_server_beside_the_agents(newcomer):
+    """`make dev` printed billing's address and serves it: support looks an invoice up through it at once."""
+    copy, port = newcomer
+    log = (copy.parent / f"{copy.name}-make-dev.log").read_text()
+    assert re.search(r"MCP server billing: http://127\.0\.0\.1:\d+/mcp", log), log[-2000:]
+    setup = [c for c in walk_through() if c.startswith(("export ", "alias "))]
+    said = as_typed(
+        copy, port, [*setup, "HITL_TOKEN=dev-requester1 hitl run support 'Look up invoice INV-1024'"]
+    )
+    assert "Invoice INV-1024 for order A1024: 899, open" in " ".join(said.split())
+
+
+WAITING = re.compile(r"waiting  ([0-9a-f]{32})")
+
+
+def test_the_mcp_question_walk_through_writes_one_credit_note(newcomer):
+    """the MCP walk-through, verbatim: billing's two questions answered by the owner; one credit note."""
+    copy, port = newcomer
+    commands = walk_through("a question from an MCP server, from a terminal")
+    setup = [c for c in commands if c.startswith(("export ", "alias "))]
+    said: list[str] = []
+    thread = interrupt = ""
+    for command in commands[len(setup) :]:
+        out = as_typed(
+            copy, port, [*setup, command.replace("<thread>", thread).replace("<interrupt>", interrupt)]
+        )
+        said.append(" ".join(out.split()))
+        if not thread and (found := THREAD.search(out)):
+            thread = found.group(1)
+        if "hitl show" in command and (waiting := WAITING.search(out)):
+            interrupt = waiting.group(1)
+    assert "Why should INV-2048 be credited 20?" in said[2]
+    assert "reason text, required, 3 to 500 characters" in said[2]
+    assert "Credit 20 on INV-2048 (invoice 59)?" in said[4]
+    assert "of 20 on INV-2048: Arrived late" in said[5]
+    assert said[6] == "INV-2048|20.0|Arrived late"
+    assert "verified: 3 receipt(s) and the audit chain" in said[7]
+    with sqlite3.connect(copy / "data" / "business.db") as db:
+        assert db.execute("select count(*) from credit_notes where invoice_id = 'INV-2048'").fetchone() == (
+            1,
+        )

@@ -19,6 +19,7 @@ import pytest
 from playwright.async_api import async_playwright, expect
 
 from tests.devserver import DevServer, dev_users, serving
+from tests.mcp_lab.beside import mcp_beside
 from tests.web.reviewer_app import ReviewerApp
 
 if TYPE_CHECKING:
@@ -109,8 +110,12 @@ async def save_pages(test_name: str, app: ReviewerApp) -> None:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> Iterator[DevServer]:
-    """The web tests' own `langgraph dev` (it replaces the session's for every test in this folder)."""
-    with serving(tmp_path_factory.mktemp("langgraph-dev-web")) as running:
+    """The web tests' own `langgraph dev` (it replaces the session's for every test in this folder).
+
+    Beside it, the demo's billing MCP server (`tests.mcp_lab.beside`); it serves `langgraph.json`'s graphs only.
+    """
+    workdir = tmp_path_factory.mktemp("langgraph-dev-web")
+    with mcp_beside(workdir, lab_agent=False) as beside, serving(workdir, beside.env, beside.config) as running:
         yield running
 
 

@@ -94,7 +94,18 @@ def test_a_parsed_override_is_plain_json_without_defaults(catalogs):
             [("loosen", "raises issue_refund's auto-approve limit from 100 to 1000")],
         ),
         ({"tools": {"issue_refund": {"auto_approve_limit": 100}}}, []),
-        ({"gate_all": True}, [("tighten", "pauses every call of ask_user, issue_refund, send_email")]),
+        (
+            {"gate_all": True},
+            [
+                (
+                    "tighten",
+                    (
+                        "pauses every call of ask_user, billing_payment_method, billing_void_invoice, "
+                        "issue_refund, send_email"
+                    ),
+                )
+            ],
+        ),
         ({"tools": {"get_order": {}}}, [("tighten", "gates get_order (approve, reject)")]),
         ({"tools": {"get_order": {"gated": False}}}, []),
         ({"tools": {"send_email": {"gated": False}}}, [("loosen", "ungates send_email")]),

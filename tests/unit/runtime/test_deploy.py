@@ -73,11 +73,11 @@ def compose() -> dict:
 
 @pytest.fixture(scope="module")
 def replicas(compose) -> dict[str, dict]:
-    """The open-engine API replicas: the services of the `replicas` profile, by name."""
+    """The open-engine API replicas: the `replica-N` services of the `replicas` profile, by name."""
     return {
         name: service
         for name, service in compose["services"].items()
-        if "replicas" in service.get("profiles", [])
+        if "replicas" in service.get("profiles", []) and name.startswith("replica-")
     }
 
 
@@ -113,6 +113,7 @@ def test_every_service_is_health_checked_and_the_api_waits_for_them(compose):
     """compose: PostgreSQL, Redis and the API are health-checked; the API starts once both are healthy."""
     services = compose["services"]
     assert set(services) == {
+        "billing",
         "langgraph-api",
         "langgraph-postgres",
         "langgraph-redis",
@@ -294,6 +295,21 @@ def test_the_seal_key_is_required_and_the_same_on_every_api(compose, replicas):
     for name in [*replicas, "langgraph-api"]:
         value = compose["services"][name]["environment"]["HITL_SEAL_KEY"]
         assert value.startswith("${HITL_SEAL_KEY:?"), name
+
+
+def test_billing_serves_the_agents_on_the_stacks_network_with_its_token(compose, replicas):
+    """billing (the demo's MCP server): its own profile, no published port, the business database, a token."""
+    billing = compose["services"]["billing"]
+    assert billing["profiles"] == ["billing"]  # a project without the demo never starts it
+    assert "ports" not in billing
+    assert billing["command"][:3] == ["python", "-m", "services.billing_mcp"]
+    assert billing["environment"]["DATABASE_URL"].endswith("@langgraph-postgres:5432/business")
+    assert billing["depends_on"] == {"langgraph-postgres": {"condition": "service_healthy"}}
+    for name in [*replicas, "langgraph-api", "billing"]:
+        env = compose["services"][name]["environment"]
+        assert env["BILLING_MCP_AUTHORIZATION"] == "${BILLING_MCP_AUTHORIZATION:-}", name  # not required
+    for name in [*replicas, "langgraph-api"]:
+        assert compose["services"][name]["environment"]["BILLING_MCP_URL"] == "http://billing:8790/mcp", name
 
 
 def test_the_replicas_wait_for_the_databases_not_for_each_other_on_their_own_ports(replicas):

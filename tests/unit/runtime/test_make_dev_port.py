@@ -31,6 +31,32 @@ def test_make_dev_stops_when_the_port_is_taken():
     assert "Serving on" not in done.stdout
 
 
+def test_make_dev_stops_when_a_server_beside_it_cannot_have_its_port():
+    """DEV_PORTS (port:VARIABLE of a server started beside the agents) taken: stops, naming VARIABLE."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        taken = listener.getsockname()[1]
+        done = subprocess.run(
+            ["make", "-s", *PREBUILT, "dev", f"PORT={free_port()}", f"DEV_PORTS={taken}:BESIDE_PORT"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode != 0
+    assert f"Port {taken} on 127.0.0.1 is taken" in done.stderr
+    assert f"make dev BESIDE_PORT={taken + 1}" in done.stderr
+    assert "Serving on" not in done.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def check(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "server.runtime.port_check", *args],

@@ -17,6 +17,11 @@ export type Decision = ApproveDecision | EditDecision | RejectDecision | Respond
 export type DecisionType = "approve" | "edit" | "reject" | "respond";
 /**
  * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "McpElicitationAnswer".
+ */
+export type McpElicitationAnswer = McpElicitationAccept | McpElicitationRefusal;
+/**
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "Owner".
  */
 export type Owner = "owner";
@@ -25,7 +30,15 @@ export type Owner = "owner";
  * via the `definition` "RecordedDecision".
  */
 export type RecordedDecision =
-  "approve" | "edit" | "reject" | "respond" | "answered" | "cancel" | "withdrawn";
+  | "approve"
+  | "edit"
+  | "reject"
+  | "respond"
+  | "answered"
+  | "cancel"
+  | "declined"
+  | "cancelled"
+  | "withdrawn";
 /**
  * This interface was referenced by `HitlContracts`'s JSON-Schema
  * via the `definition` "Role".
@@ -69,6 +82,11 @@ export interface HitlContracts {
   InboxPage?: InboxPage;
   InterruptShapes?: InterruptShapes;
   MaxBound?: MaxBound;
+  McpElicitationAccept?: McpElicitationAccept;
+  McpElicitationAnswer?: McpElicitationAnswer;
+  McpElicitationRefusal?: McpElicitationRefusal;
+  McpElicitationRequest?: McpElicitationRequest;
+  McpProvenance?: McpProvenance;
   Me?: Me;
   Owner?: Owner;
   PolicyOverride?: PolicyOverride;
@@ -108,6 +126,7 @@ export interface ActionRequest {
   };
   description: string;
   first_line?: FirstLineNote;
+  mcp?: McpProvenance;
   name: string;
   tool_call_id: string;
 }
@@ -122,6 +141,22 @@ export interface FirstLineNote {
   model: string;
   reason: string;
   reviewer: string;
+}
+/**
+ * Where a tool of an MCP server comes from: the server, its own tool name, its input schema's digest.
+ *
+ * `crm` and `delete_contact` are what a policy names as `crm.delete_contact`; the call's `name` is
+ * the tool as the model sees it (`crm_delete_contact`). `input_schema_sha256` is the SHA-256 of the
+ * tool's input schema (canonical JSON) as listed when the call paused ('' for a tool the server did not
+ * list): the call runs only while the server lists the same schema.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "McpProvenance".
+ */
+export interface McpProvenance {
+  input_schema_sha256: string;
+  server: string;
+  tool: string;
 }
 /**
  * Approve, and don't ask again in this thread for this tool (optionally within argument bounds).
@@ -232,6 +267,7 @@ export interface ApprovalReceipt {
   } | null;
   first_line?: FirstLineStamp;
   interrupt_id: string;
+  mcp?: McpProvenance;
   message: string | null;
   requested_args: {
     [k: string]: unknown;
@@ -348,6 +384,7 @@ export interface AuditRecord {
   first_line?: FirstLineStamp;
   hash?: string;
   interrupt_id: string;
+  mcp?: McpProvenance;
   message: string | null;
   outcome: "accepted" | "refused" | "failed";
   prev_hash?: string;
@@ -637,7 +674,40 @@ export interface InterruptShapes {
   approval_request: ApprovalRequest;
   batched: BatchedApprovalRequest;
   form: FormRequest;
+  mcp_elicitation: McpElicitationRequest;
   tool_approval: ToolApprovalRequest;
+}
+/**
+ * An MCP server's question in the middle of a tool call (MCP elicitation), answered by interrupt id.
+ *
+ * `form` mode asks for `content` fitting `requested_schema` (flat: text, numbers, booleans, choices);
+ * `url` mode asks the person to open `url` and confirm. Answered with a `McpElicitationAnswer`:
+ * accept (with `content` in form mode), decline or cancel, each passed to the server as MCP says, and
+ * recorded as answered, declined or cancelled. `message`, `requested_schema` and `url` are the
+ * server's own words: clients show them as plain text, never as markup. `question` is the SHA-256 of
+ * what is asked (server, tool, mode, message, schema or URL); the server stamps it on the answer it
+ * accepts, so the tool passes an answer on only to the question it was given for.
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "McpElicitationRequest".
+ */
+export interface McpElicitationRequest {
+  agent: string;
+  args: {
+    [k: string]: unknown;
+  };
+  mcp: McpProvenance;
+  message: string;
+  mode: "form" | "url";
+  name: string;
+  question: string;
+  requested_schema?: {
+    [k: string]: unknown;
+  };
+  required_role: string;
+  tool_call_id: string;
+  type: "mcp_elicitation";
+  url?: string;
 }
 /**
  * Per-call mode: one gated call, answered by interrupt id with one decision.
@@ -662,6 +732,7 @@ export interface ToolApprovalRequest {
   escalated_seconds?: number | null;
   first_line?: FirstLineNote;
   may_allow?: boolean;
+  mcp?: McpProvenance;
   name: string;
   on_expiry?: "reject" | "escalate";
   requested_by?: string[];
@@ -669,6 +740,29 @@ export interface ToolApprovalRequest {
   self_approval?: boolean;
   tool_call_id: string;
   type: "tool_approval";
+}
+/**
+ * Accept an MCP server's question: `content` fitting its `requested_schema` (form), or none (url).
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "McpElicitationAccept".
+ */
+export interface McpElicitationAccept {
+  action: "accept";
+  content?: {
+    [k: string]: string | number | boolean | string[];
+  };
+  question?: string;
+}
+/**
+ * Decline the question (the call may go on without it) or cancel it (the call is abandoned).
+ *
+ * This interface was referenced by `HitlContracts`'s JSON-Schema
+ * via the `definition` "McpElicitationRefusal".
+ */
+export interface McpElicitationRefusal {
+  action: "decline" | "cancel";
+  question?: string;
 }
 /**
  * The body of `GET /me`: who the caller is, and the groups they decide as (cards offer buttons by it).

@@ -10,6 +10,7 @@ import type {
   Decision,
   DecisionType,
   FormRequest,
+  McpElicitationRequest,
   ToolApprovalRequest,
 } from "../contracts/generated";
 import { defaultDecider, defaultEscalation, type InterruptKind } from "../contracts/schema";
@@ -74,6 +75,7 @@ export type PendingApproval =
     })
   | (PendingBase & { kind: "form"; value: FormRequest; responseSchema: JsonSchema | null })
   | (PendingBase & { kind: "approval_request"; value: ApprovalRequest })
+  | (PendingBase & { kind: "mcp_elicitation"; value: McpElicitationRequest })
   | (PendingBase & { kind: "unknown"; value: unknown });
 
 /** What a call's review config (a batch's) or a per-call value says of who decides it. */
@@ -197,6 +199,15 @@ export function toPendingApproval(item: ClassifiedInterrupt, state: CardState): 
     case "approval_request":
       // A sign-off is a reviewer's by the contract's default (the server's rule), never its asker's.
       return { ...base, ...item, decider: deciderOf(item.kind, item.value, item.value.requested_by, deadline) };
+    case "mcp_elicitation":
+      // The thread's owner answers an MCP server's question (its own), unless the server's declaration names a
+      // group; who asked may answer it (the owner's question is the owner's).
+      return {
+        ...base,
+        ...item,
+        schemaLoading: false,
+        decider: deciderOf(item.kind, { ...item.value, self_approval: true }, [], deadline),
+      };
     case "unknown":
       return { ...base, ...item };
     default:

@@ -66,7 +66,7 @@ export interface Approvals {
   edit: (target: DecisionTarget, args: JsonObject) => Promise<void>;
   reject: (target: DecisionTarget, message?: string) => Promise<void>;
   respond: (target: DecisionTarget, message: string) => Promise<void>;
-  /** Answers a form (data valid against its response_schema) or an approval request. */
+  /** Answers a form (data valid against its response_schema), an approval request or an MCP server's question. */
   submit: (interruptId: string, answer: JsonObject | ApprovalAnswer) => Promise<void>;
   /** Takes back a batched action's decision before the batch is sent. */
   undo: (target: DecisionTarget) => void;
@@ -125,7 +125,9 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
     [stream.interrupts, receipts, sentIds],
   );
 
-  const schemaIds = classified.filter((c) => c.kind !== "approval_request").map((c) => c.id);
+  const schemaIds = classified
+    .filter((c) => c.kind !== "approval_request" && c.kind !== "mcp_elicitation")
+    .map((c) => c.id);
   const schemas = useInterruptSchemas(activeThreadId, token, apiUrl, schemaIds);
 
   const escalations = useMemo(
@@ -257,7 +259,7 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
     async (interruptId: string, answer: JsonObject | ApprovalAnswer) => {
       const item = latest.current.pending.find((p) => p.id === interruptId);
       if (!item) return;
-      if (item.kind === "form") await send(item, answer);
+      if (item.kind === "form" || item.kind === "mcp_elicitation") await send(item, answer);
       else if (item.kind === "approval_request" && isApprovalAnswer(answer)) await send(item, answer);
     },
     [send],

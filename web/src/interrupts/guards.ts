@@ -15,6 +15,7 @@ import type {
   FormRequest,
   InboxItem,
   InterruptShapes,
+  McpElicitationRequest,
   Me,
   RecordedDecision,
   ToolApprovalRequest,
@@ -56,6 +57,9 @@ export const isToolApprovalRequest: (value: unknown) => value is ToolApprovalReq
 export const isFormRequest: (value: unknown) => value is FormRequest = shapeGuard("form");
 /** A sign-off a tool asks for: `{type: "approval_request", action, message}`, answered `{approved, reason}`. */
 export const isApprovalRequest: (value: unknown) => value is ApprovalRequest = shapeGuard("approval_request");
+
+/** An MCP server's question mid-call: a form (`requested_schema`) or a link (`url`), answered `{action, content?}`. */
+export const isMcpElicitationRequest: (value: unknown) => value is McpElicitationRequest = shapeGuard("mcp_elicitation");
 
 export type ClassifiedInterrupt =
   | { [K in InterruptKind]: { kind: K; id: string; value: InterruptShapes[K] } }[InterruptKind]

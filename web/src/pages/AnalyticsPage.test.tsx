@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { App } from "../App";
-import type { AnalyticsSummary } from "../analytics/summary";
+import { KINDS, type AnalyticsSummary, type Kind } from "../analytics/summary";
 
-const zero = { approve: 0, edit: 0, reject: 0, respond: 0, answered: 0, cancel: 0, withdrawn: 0, expire: 0 };
+const zero = Object.fromEntries(KINDS.map((kind) => [kind, 0])) as Record<Kind, number>;
 const quarter = { counts: { ...zero, approve: 1, edit: 1, reject: 1, expire: 1 }, rates: { ...zero, approve: 0.25, edit: 0.25, reject: 0.25, expire: 0.25 } };
 const timings = { decisions: 4, timed: 4, median_seconds: 90, p90_seconds: 2556 };
 const summary: AnalyticsSummary = {
@@ -88,8 +88,9 @@ describe("analytics dashboard", () => {
     expect(tool.dataset.name).toBe("pay_invoice");
     expect(within(tool).getByText("amount ×1 (-200, -22%)")).toBeTruthy();
     const reviewer = screen.getAllByTestId("analytics-reviewer-row")[0]!;
+    const rates = KINDS.map((kind) => (kind === "approve" || kind === "reject" ? "50%" : "0%"));
     expect(within(reviewer).getAllByRole("cell").map((c) => c.textContent)).toEqual([
-      "reviewer1", "2", "31 s", "54 s", "50%", "0%", "50%", "0%", "0%", "0%", "0%", "0%", "1",
+      "reviewer1", "2", "31 s", "54 s", ...rates, "1",
     ]);
     expect(screen.getByTestId("signal-rejected").textContent).toContain("none");
     expect(screen.getByTestId("chart-by-tool").querySelector("svg")).toBeTruthy();

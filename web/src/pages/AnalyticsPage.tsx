@@ -16,6 +16,8 @@ const COLORS: Record<Kind, string> = {
   answered: "#00897b",
   cancel: "#6d4c41",
   withdrawn: "#757575",
+  declined: "#a1887f",
+  cancelled: "#5d4037",
   expire: "#e0a400",
 };
 const CHART = { width: 470, height: 260 };

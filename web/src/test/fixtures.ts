@@ -5,8 +5,28 @@ import type {
   ApprovalRequest,
   BatchedApprovalRequest,
   FormRequest,
+  McpElicitationRequest,
   ToolApprovalRequest,
 } from "../contracts/generated";
+
+/** An MCP server's question in form mode, its words carrying markup that must stay text. */
+export const mcpQuestion: McpElicitationRequest = {
+  type: "mcp_elicitation",
+  agent: "assistant",
+  tool_call_id: "call_credit",
+  name: "crm_close_account",
+  args: { account_id: "AC-7" },
+  mcp: { server: "crm", tool: "close_account", input_schema_sha256: "ab".repeat(32) },
+  mode: "form",
+  message: "<b>Why</b> close AC-7? <script>alert(1)</script>",
+  requested_schema: {
+    type: "object",
+    properties: { reason: { type: "string", title: "Reason", minLength: 3 } },
+    required: ["reason"],
+  },
+  question: "cd".repeat(32),
+  required_role: "owner",
+};
 
 export const batched: BatchedApprovalRequest = {
   agent: "invoices",

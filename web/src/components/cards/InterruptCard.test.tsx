@@ -4,7 +4,7 @@ import { createRoot } from "react-dom/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Approvals, PendingApproval } from "../../hooks/useApprovals";
 import { OWNER_ANSWERS, type DeciderRule, type Viewer } from "../../present/deciders";
-import { approvalRequest, batched, receipt, form, formSchema, toolApproval } from "../../test/fixtures";
+import { approvalRequest, batched, mcpQuestion, receipt, form, formSchema, toolApproval } from "../../test/fixtures";
 import { Conversation } from "../conversation/Conversation";
 import { InterruptCard } from "./InterruptCard";
 
@@ -116,6 +116,38 @@ describe("pending interrupt cards", () => {
     await waitFor(() =>
       expect(approvals.submit).toHaveBeenCalledWith("form-1", { decision: "approve", terms: "net-60", reminder: true }),
     );
+  });
+
+  it("mcp question: the server's words as text, its fields as a form, accept/decline/cancel by interrupt id", async () => {
+    const approvals = show({ ...base, kind: "mcp_elicitation", id: "q-1", value: mcpQuestion, decider: OWNER_ANSWERS });
+    const card = screen.getByTestId("interrupt-card");
+    expect(card.dataset.kind).toBe("mcp_elicitation");
+    expect(within(card).getByRole("heading").textContent).toBe("crm.close_account asks");
+    expect(screen.getByTestId("mcp-question").textContent).toBe(mcpQuestion.message);
+    expect(card.querySelector("b, script")).toBeNull();
+    fireEvent.change(await screen.findByLabelText(/Reason/), { target: { value: "Moved away" } });
+    fireEvent.click(screen.getByTestId("mcp-accept"));
+    await waitFor(() =>
+      expect(approvals.submit).toHaveBeenCalledWith("q-1", { action: "accept", content: { reason: "Moved away" } }),
+    );
+    fireEvent.click(screen.getByTestId("mcp-decline"));
+    fireEvent.click(screen.getByTestId("mcp-cancel"));
+    expect(approvals.submit).toHaveBeenCalledWith("q-1", { action: "decline" });
+    expect(approvals.submit).toHaveBeenCalledWith("q-1", { action: "cancel" });
+  });
+
+  it("mcp question in url mode: the link shown, Done confirms; someone else only reads who answers", () => {
+    const link = { ...mcpQuestion, mode: "url" as const, url: "https://example.com/consent", requested_schema: undefined };
+    const approvals = show({ ...base, kind: "mcp_elicitation", id: "q-2", value: link, decider: OWNER_ANSWERS });
+    const anchor = screen.getByTestId("mcp-link") as HTMLAnchorElement;
+    expect(anchor.rel).toBe("noopener noreferrer nofollow");
+    expect(anchor.href).toBe("https://example.com/consent");
+    fireEvent.click(screen.getByTestId("mcp-accept"));
+    expect(approvals.submit).toHaveBeenCalledWith("q-2", { action: "accept" });
+    cleanup();
+    show({ ...base, kind: "mcp_elicitation", id: "q-3", value: link, decider: OWNER_ANSWERS }, false, SAM, "ana");
+    expect(screen.queryByTestId("mcp-accept")).toBeNull();
+    expect(screen.getByTestId("interrupt-card").textContent).toContain("ana, whose thread this is, answers this");
   });
 
   it("approval request: approve or deny with a reason", () => {

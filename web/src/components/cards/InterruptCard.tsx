@@ -12,6 +12,7 @@ import { BatchedApprovalCard } from "./BatchedApprovalCard";
 import { CardFrame } from "./CardFrame";
 import { DeciderNote } from "./DeciderNote";
 import { FormCard } from "./FormCard";
+import { McpQuestionCard } from "./McpQuestionCard";
 import { registeredFormCard } from "./registry";
 import { ToolApprovalCard } from "./ToolApprovalCard";
 
@@ -50,6 +51,8 @@ export function InterruptCard({ item, approvals, busy, viewer, owner }: Interrup
     }
     case "approval_request":
       return <ApprovalRequestCard item={item} submit={approvals.submit} busy={busy} decision={decide(item.decider ?? OWNERLESS)} />;
+    case "mcp_elicitation":
+      return <McpQuestionCard item={item} submit={approvals.submit} busy={busy} decision={decide(item.decider ?? OWNERLESS)} />;
     case "unknown":
       return (
         <CardFrame kind="unknown" interruptId={item.id} subject="unknown" title="Unrecognised interrupt" status={item.status}>

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 AnyTool = BaseTool | Callable[..., Any] | dict[str, Any]
 """A tool as Deep Agents takes it: a tool, a plain function, or a provider-side tool (a dict)."""
-SUBAGENT_KEYS = (*SubAgent.__annotations__, "description_prefix")
-"""What a declarative subagent dict may hold: Deep Agents' `SubAgent` keys, and our `description_prefix`."""
+SUBAGENT_KEYS = (*SubAgent.__annotations__, "description_prefix", "mcp_servers")
+"""What a declarative subagent dict may hold: Deep Agents' `SubAgent` keys, and our `description_prefix`
+and `mcp_servers`."""
 
 
 def as_tools(tools: Sequence[AnyTool] | None) -> list[BaseTool]:
@@ -45,7 +46,7 @@ def declared_subagent(
     """A declarative subagent's tools, its policy (its own or the parent's) and the dict Deep Agents gets.
 
     Raises:
-        ValueError: a key Deep Agents' `SubAgent` does not have (nor our `description_prefix`).
+        ValueError: a key Deep Agents' `SubAgent` does not have (nor our `description_prefix`, `mcp_servers`).
     """
     name = spec.get("name", "?")
     unknown = sorted(str(k) for k in spec if k not in SUBAGENT_KEYS)
