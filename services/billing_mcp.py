@@ -74,7 +74,9 @@ def tool_call_id(ctx: Context) -> str:
 
 def build(invoices: Callable[[], Invoices]) -> MCPServer[Any]:
     """The `billing` MCP server over `invoices`."""
-    billing: MCPServer[Any] = MCPServer("billing", version="1.0", instructions="Invoices of the shop.")
+    billing: MCPServer[Any] = MCPServer(
+        "billing", version="1.0", instructions="Invoices of the shop.", log_level="WARNING"
+    )
 
     @billing.tool(annotations=ToolAnnotations(read_only_hint=True))
     def lookup_invoice(invoice_id: str, ctx: Context) -> str:
