@@ -285,8 +285,8 @@ def test_a_requester_in_the_deciding_team_may_not_decide_even_past_the_server(
     chat = Conversation(stock_project(services, interrupt_on=finance), str(uuid.uuid4()))
     order_id = new_order(300)
     action = ask_300(chat, order_id)
-    receipts = {action["tool_call_id"]: receipt_for(chat, action, "approve", action["args"])}
-    run = server_run(chat, receipts, who, *roles)
+    signed = receipt_for(chat, action, "approve", action["args"], reviewer=who, roles=roles)
+    run = server_run(chat, {action["tool_call_id"]: signed}, who, *roles)
     run["configurable"][ACTING_FOR_KEY] = {"identity": "requester1", "roles": ["requester"]}
     chat.graph.invoke(Command(resume={"decisions": [{"type": "approve"}]}), run, version="v2")
     assert [r["amount"] for r in services.payments.refunds_for(order_id)] == refunded

@@ -26,8 +26,17 @@ from tests.graphs.layer.threads import SERVER_RUN
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 
 
-def receipt_for(chat, action: dict[str, Any], decision: str, final_args: dict | None, keys=None) -> str:
-    """The JWS the server would sign for `decision` on `action` in `chat`'s thread."""
+def receipt_for(  # noqa: PLR0913  (what a receipt binds, and who signs it)
+    chat,
+    action: dict[str, Any],
+    decision: str,
+    final_args: dict | None,
+    keys=None,
+    *,
+    reviewer: str = "supervisor1",
+    roles: tuple[str, ...] = ("reviewer", "supervisor"),
+) -> str:
+    """The JWS the server would sign for `reviewer`'s `decision` on `action` in `chat`'s thread."""
     receipt = {
         "interrupt_id": "int-1",
         "tool_call_id": action["tool_call_id"],
@@ -37,8 +46,8 @@ def receipt_for(chat, action: dict[str, Any], decision: str, final_args: dict | 
         "decision": decision,
         "final_args": final_args,
         "message": None,
-        "reviewer": "supervisor1",
-        "roles": ["reviewer", "supervisor"],
+        "reviewer": reviewer,
+        "roles": list(roles),
         "decided_at": datetime.now(UTC).isoformat(),
     }
     signed = sign(receipt, chat.thread_id, keys or keyring(), policy_revision="r", audit_head="")

@@ -529,7 +529,7 @@ async def test_the_actions_route_takes_no_token_and_nothing_else(slack_server):
 
 
 async def test_an_mcp_servers_question_is_posted_as_text_for_the_web_app(as_user, slack_server, slack):
-    """question: "Question: billing_issue_credit_note", billing's words, no buttons: the web app answers."""
+    """question: "Question: billing.issue_credit_note", billing's words, no buttons: the web app answers."""
     invoice = new_invoice(slack_server.services)
     requester, reviewer = as_user("requester1"), as_user("reviewer1")
     thread_id, _ = await start(requester, phrases.credit_invoice(20, invoice))
@@ -539,9 +539,9 @@ async def test_an_mcp_servers_question_is_posted_as_text_for_the_web_app(as_user
         lambda: next((m for m in slack.messages_for(thread_id) if m["text"].startswith("Question")), None)
     )
     text = json.dumps(message)
-    assert "Question: billing_issue_credit_note" in text
+    assert "Question: billing.issue_credit_note" in text
     assert f"Why should {invoice} be credited 20?" in text
-    assert "the person who asked (the thread's owner)" in text
+    assert "the thread's owner" in text  # who decides: the person who asked, in the contract's words
     [actions] = [b for b in message["blocks"] if b["type"] == "actions"]
     assert [e["action_id"] for e in actions["elements"]] == ["open"]
     assert "Answer this one in the web app." in text
