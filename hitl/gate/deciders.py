@@ -12,7 +12,6 @@ refuses is never silent. Not for building what the reviewer sees (`review_reques
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolMessage
@@ -22,7 +21,7 @@ from hitl.gate.caller import Caller, current_caller, in_server, thread_owner
 from hitl.policy import quorum
 from hitl.policy.groups import deciding, is_decider, who
 from hitl.proof import audit_chain
-from hitl.proof.receipt_check import signed_decider
+from hitl.proof.receipt_check import not_run_record, signed_decider
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -105,22 +104,16 @@ def _on_the_trail(call: ToolCall, decision: Mapping[str, Any], caller: Caller, w
     if not in_server(config):
         return
     thread_id = str((config.get("configurable") or {}).get("thread_id") or "")
-    record = {
-        "interrupt_id": "",
-        "tool_call_id": call["id"] or "",
-        "agent": str((config.get("metadata") or {}).get("lc_agent_name") or ""),
-        "tool": call["name"],
-        "requested_args": dict(call["args"]),
-        "decision": "not_run",
-        "final_args": None,
-        "message": f"{caller.identity}'s {decision.get('type')} was not applied: {why}",
-        "reviewer": caller.identity,
-        "roles": sorted(caller.roles),
-        "decided_at": datetime.now(UTC).isoformat(),
-        "thread_id": thread_id,
-        "outcome": "refused",
-        "refusal": f"the approval gate refused the decision: {why}",
-    }
+    agent = str((config.get("metadata") or {}).get("lc_agent_name") or "")
+    message = f"{caller.identity}'s {decision.get('type')} was not applied: {why}"
+    record = not_run_record(
+        call,
+        agent,
+        thread_id,
+        caller,
+        message=message,
+        refusal=f"the approval gate refused the decision: {why}",
+    )
     store = get_store()
     if store is not None:  # a graph run without a store (a test's) keeps no trail
         audit_chain.put(store, thread_id, f"{time.time_ns():020d}-902", record)

@@ -9,13 +9,12 @@ all: the gate checks that first.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 
 from hitl.gate.caller import current_caller
-from hitl.proof.receipt_check import RECEIPTS_KEY
+from hitl.proof.receipt_check import RECEIPTS_KEY, not_run_record
 from hitl.proof.receipt_keys import keyring
 from hitl.proof.signed_receipts import ReceiptInvalidError, signed_claims
 
@@ -50,19 +49,4 @@ def refusal_record(call: ToolCall, agent: str, why: str) -> dict[str, Any] | Non
     if caller is None:
         return None
     thread_id = str((get_config().get("configurable") or {}).get("thread_id") or "")
-    return {
-        "interrupt_id": "",
-        "tool_call_id": call["id"] or "",
-        "agent": agent,
-        "tool": call["name"],
-        "requested_args": dict(call["args"]),
-        "decision": "not_run",
-        "final_args": None,
-        "message": why,
-        "reviewer": caller.identity,
-        "roles": sorted(caller.roles),
-        "decided_at": datetime.now(UTC).isoformat(),
-        "thread_id": thread_id,
-        "outcome": "refused",
-        "refusal": why,
-    }
+    return not_run_record(call, agent, thread_id, caller, message=why, refusal=why)

@@ -152,10 +152,23 @@ def _refused(
         status="error",
     )
     store = getattr(request.runtime, "store", None)
-    return message, (store, _record(call, agent, thread_id or "", caller, why)) if store is not None else None
+    if store is None:
+        return message, None
+    covers = f"no approval covers this call: {why}"
+    return message, (
+        store,
+        not_run_record(call, agent, thread_id or "", caller, message=why, refusal=covers),
+    )
 
 
-def _record(call: ToolCall, agent: str, thread_id: str, caller: Caller, why: str) -> dict[str, Any]:
+def not_run_record(  # noqa: PLR0913  (every field of the record is one argument)
+    call: ToolCall, agent: str, thread_id: str, caller: Caller, *, message: str, refusal: str
+) -> dict[str, Any]:
+    """The trail's record of a decided call the layer did not run: `message` what happened, `refusal` why.
+
+    The one shape of a `not_run` record, whichever wall refused the call (no receipt covers it, the
+    decider may not decide it, an MCP tool's schema changed since its approval).
+    """
     return {
         "interrupt_id": "",
         "tool_call_id": call["id"] or "",
@@ -164,13 +177,13 @@ def _record(call: ToolCall, agent: str, thread_id: str, caller: Caller, why: str
         "requested_args": dict(call["args"]),
         "decision": "not_run",
         "final_args": None,
-        "message": why,
+        "message": message,
         "reviewer": caller.identity,
         "roles": sorted(caller.roles),
         "decided_at": datetime.now(UTC).isoformat(),
         "thread_id": thread_id,
         "outcome": "refused",
-        "refusal": f"no approval covers this call: {why}",
+        "refusal": refusal,
     }
 
 
