@@ -20,7 +20,7 @@ APPROVE = Command(resume={"decisions": [{"type": "approve"}]})
 
 
 def escalated_run(chat, action: dict, identity: str, *roles: str) -> dict:
-    """A server run approving `action` as `identity`, its call escalated to finance-leads, under their receipt."""
+    """A server run approving `action` as `identity`; its call escalated to finance-leads, their receipt."""
     signed = receipt_for(chat, action, "approve", action["args"], reviewer=identity, roles=roles)
     config = server_run(chat, {action["tool_call_id"]: signed})
     config["configurable"].update(

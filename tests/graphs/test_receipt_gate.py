@@ -26,7 +26,7 @@ from tests.graphs.layer.threads import SERVER_RUN
 SUPERVISOR = ("supervisor1", "reviewer", "supervisor")
 
 
-def receipt_for(  # noqa: PLR0913  (what a receipt binds, and who signs it)
+def receipt_for(
     chat,
     action: dict[str, Any],
     decision: str,
