@@ -58,7 +58,7 @@ def test_a_bad_team_fails_naming_the_setting(field, bad):
 
 @pytest.mark.parametrize(("answered_by", "answerers"), [(None, {"owner"}), ("finance", {"finance"})])
 def test_billings_questions_go_to_the_owner_or_the_group_the_setting_names(answered_by, answerers):
-    """BILLING_ANSWERED_BY: billing's questions mid-call go to the thread's owner, or to the group it names."""
+    """BILLING_ANSWERED_BY: billing's questions mid-call go to the thread's owner, or to the group named."""
     settings = DemoSettings() if answered_by is None else DemoSettings(billing_answered_by=answered_by)
     card = card_of(make_graph(settings=settings))
     assert card is not None
