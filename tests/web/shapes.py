@@ -323,7 +323,8 @@ async def answer_why_then_confirm(tab: Tab, made: Made, where: Where) -> None:
 
     The second is answered once the thread rests on it: its card shows from the stream before the
     run has ended, and an answer sent then may meet the engine's "Unknown or already-consumed
-    interrupt" (shown on the card, nothing saved; pressing again answers it).
+    interrupt" (`POST /threads/{id}/commands` reads the thread's interrupts of before the run while it
+    is busy): shown on the card, nothing saved.
     """
     why = unit(tab, CREDIT_NOTE)
     await why.get_by_label("Reason").fill(REASON)
