@@ -72,6 +72,13 @@ class DemoSettings(Settings):
             "(e.g. 'Bearer <token>'). Billing refuses to serve without one."
         ),
     )
+    billing_answered_by: str = Field(
+        default=OWNER,
+        description=(
+            "Who answers the billing MCP server's questions mid-call (a credit note's reason, then its "
+            "amount): owner (the customer whose thread it is) or a group, e.g. finance."
+        ),
+    )
 
     support_first_line: bool = Field(
         default=False,
@@ -131,6 +138,11 @@ class DemoSettings(Settings):
             msg = f"{where} names 'owner': name a group (e.g. reviewer, finance)"
             raise ValueError(msg)
         return name
+
+    @field_validator("billing_answered_by")
+    @classmethod
+    def _answerer(cls, name: str) -> str:
+        return check_decider("BILLING_ANSWERED_BY", name)
 
     @field_validator("workspace_dir")
     @classmethod

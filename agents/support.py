@@ -1,13 +1,15 @@
 """The `support` graph: customer service with refunds, e-mails, questions to the user, and invoices.
 
 Its invoice tools come from the billing MCP server (`BILLING`, `services/billing_mcp.py`), declared
-here as a team declares its own servers: the settings holding its URL and token, never the values.
+here as a team declares its own servers: the settings holding its URL and token, never the values,
+and who answers its questions mid-call (`BILLING_ANSWERED_BY`: the thread's owner, or a group).
 `graph` is what `langgraph.json` serves (no checkpointer: the server owns persistence);
 `make_graph` builds the same agent for scripts and tests.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agents.offline import SUPPORT
@@ -42,6 +44,11 @@ BILLING = McpServer(
 """The billing MCP server: its URL and token come from BILLING_MCP_URL and BILLING_MCP_AUTHORIZATION."""
 
 
+def billing(settings: DemoSettings) -> McpServer:
+    """`BILLING`, its questions answered by whom BILLING_ANSWERED_BY names (the thread's owner by default)."""
+    return replace(BILLING, answered_by=settings.billing_answered_by)
+
+
 def make_graph(
     *,
     model: BaseChatModel | None = None,
@@ -63,7 +70,7 @@ def make_graph(
         checkpointer=checkpointer,
         description_prefix=DESCRIPTION_PREFIX,
         offline=SUPPORT,
-        mcp_servers=[BILLING],
+        mcp_servers=[billing(settings)],
     )
 
 

@@ -89,11 +89,13 @@ def _answering(url: str, process: subprocess.Popen[bytes], log: Path, seconds: f
 
 
 @contextmanager
-def mcp_beside(workdir: Path, *, lab_agent: bool = True) -> Iterator[McpBeside]:
+def mcp_beside(workdir: Path, *, lab_agent: bool = True, lab: bool = True) -> Iterator[McpBeside]:
     """Billing and the lab for a test server run from `workdir`, for the length of a `with` block.
 
-    `lab_agent=False` serves the repository's graphs only (the lab's servers still run).
+    `lab_agent=False` serves the repository's graphs only (the lab's servers still run); `lab=False`
+    starts billing alone (and serves the repository's graphs only).
     """
+    lab_agent = lab_agent and lab
     billing_port, lab_port, down_port = free_port(), free_port(), free_port()
     env = {
         **os.environ,
@@ -124,23 +126,26 @@ def mcp_beside(workdir: Path, *, lab_agent: bool = True) -> Iterator[McpBeside]:
         beside.billing = (command, workdir, env)
         billing = _started(command, workdir, env, "billing.log")
         beside.processes.append(billing)
-        lab = _started(
-            [
-                sys.executable,
-                "-m",
-                "tests.mcp_lab.servers",
-                "--port",
-                str(lab_port),
-                "--data",
-                str(beside.lab_data),
-            ],
-            workdir,
-            env,
-            "mcp-lab.log",
-        )
-        beside.processes.append(lab)
+        lab_server: subprocess.Popen[bytes] | None = None
+        if lab:
+            lab_server = _started(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.mcp_lab.servers",
+                    "--port",
+                    str(lab_port),
+                    "--data",
+                    str(beside.lab_data),
+                ],
+                workdir,
+                env,
+                "mcp-lab.log",
+            )
+            beside.processes.append(lab_server)
         _answering(f"http://127.0.0.1:{billing_port}/mcp", billing, workdir / "billing.log")
-        _answering(f"http://127.0.0.1:{lab_port}/health", lab, workdir / "mcp-lab.log")
+        if lab_server is not None:
+            _answering(f"http://127.0.0.1:{lab_port}/health", lab_server, workdir / "mcp-lab.log")
         yield beside
     finally:
         for process in beside.processes:

@@ -1,10 +1,11 @@
 """Every interrupt shape the server emits, one entry each: how a run makes it, who decides, what that does.
 
 `SHAPES` is the matrix's rows (tests/web/test_shapes_matrix.py tries each on every client): a shape
-the layer adds (an MCP elicitation next) is one more entry here. Each is made by real runs of the
-demo agents on the matrix's servers, its people in teams (`TEAM_USERS`); `asks` says, per card (or
-action of a batch), who may press its buttons and what everyone else reads; `decide` presses them
-in Chromium as one of those people, and `effect` asserts what that did to the business database, once.
+the layer adds is one more entry here. Each is made by real runs of the demo agents on the matrix's
+servers, its people in teams (`TEAM_USERS`), the demo's billing MCP server beside each; `asks` says,
+per card (or action of a batch), who may press its buttons and what everyone else reads; `decide`
+presses them in Chromium as one of those people, and `effect` asserts what that did to the business
+database, once.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agents.offline import phrases
 from hitl.policy.groups import who
 from tests.conftest import add_order
 from tests.server.helpers import APPROVE, decisions, only_pending, start
+from tests.server.mcp_helpers import new_invoice
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -99,6 +101,8 @@ class Shape:
     """What its card says to everyone: the tier that applies, a quorum's progress, where it escalates."""
     looked_at_by: tuple[str, ...] = ()
     """Who else opens it beyond `viewers`' defaults (a quorum's first approver, say)."""
+    printed: tuple[str, ...] = ()
+    """What `hitl show` prints of it beyond what is asked and who decides (an MCP question's fields)."""
 
 
 ROLES = ("requester1", "reviewer1", "supervisor1")
@@ -296,6 +300,48 @@ def pressing(*steps: Callable[[Tab], Awaitable[None]]) -> Callable[[Tab, Made, W
     return decide
 
 
+CREDIT_NOTE = "billing.issue_credit_note"
+"""Billing's tool that asks mid-call (`services/billing_mcp.py`): why, then to confirm the amount."""
+CREDIT, INVOICED, REASON = 30, 200, "Arrived a week late"
+
+
+async def billing_asks_why(where: Where) -> Made:
+    """requester1 asks for a credit note of 30 on a new invoice; reviewer1 approves it; billing asks why.
+
+    The question is an `mcp_elicitation` from the billing MCP server beside the matrix's server, to
+    whoever its declaration names (`BILLING_ANSWERED_BY`: the thread's owner, or a group).
+    """
+    invoice = new_invoice(where.server.services, INVOICED)
+    thread_id, _ = await start(where.client_as("requester1"), phrases.credit_invoice(CREDIT, invoice))
+    await where.client_as("reviewer1").runs.wait(thread_id, "support", command=decisions(APPROVE))
+    return Made(thread_id, "support", {"invoice": invoice})
+
+
+async def answer_why_then_confirm(tab: Tab, made: Made, _where: Where) -> None:
+    """Billing's two questions on the card, one after the other: the reason, then the amount confirmed.
+
+    The second is answered as soon as its card shows, from the stream, before the run that asked has
+    ended: the web app sends it again while the engine does not hold it yet (`isUnsettledInterrupt`).
+    """
+    why = unit(tab, CREDIT_NOTE)
+    await why.get_by_label("Reason").fill(REASON)
+    await why.get_by_test_id("mcp-accept").click()
+    confirm = unit(tab, CREDIT_NOTE)
+    asked = f"Credit {CREDIT} on {made.refs['invoice']} (invoice {INVOICED})?"
+    await expect(confirm.get_by_test_id("mcp-question")).to_have_text(asked)
+    await confirm.get_by_label("Confirm the amount").check()
+    await confirm.get_by_test_id("mcp-accept").click()
+
+
+async def credited_once(where: Where, made: Made) -> bool:
+    notes = where.server.services.invoices.credit_notes(made.refs["invoice"])
+    return [(n["amount"], n["reason"]) for n in notes] == [(CREDIT, REASON)]
+
+
+BILLINGS_FIELDS = ("reason  text, required, 3 to 500 characters",)
+"""What `hitl show` prints of billing's first question: its one field, as billing's schema asks it."""
+
+
 async def nothing_to_press(_tab: Tab, _made: Made, _where: Where) -> None:
     return
 
@@ -430,5 +476,27 @@ SHAPES: tuple[Shape, ...] = (
         pressing(lambda tab: approve(tab, "write_file")),
         written_once,
     ),
+    Shape(
+        "an MCP server's question, answered by the thread's owner",
+        "requester1",
+        "escalating",
+        "mcp_elicitation",
+        billing_asks_why,
+        (Ask(CREDIT_NOTE, "owner", frozenset({"requester1"})),),
+        answer_why_then_confirm,
+        credited_once,
+        printed=BILLINGS_FIELDS,
+    ),
+    Shape(
+        "an MCP server's question given to a group (finance)",
+        "finance1",
+        "teams",
+        "mcp_elicitation",
+        billing_asks_why,
+        (Ask(CREDIT_NOTE, "finance", FINANCE),),
+        answer_why_then_confirm,
+        credited_once,
+        printed=BILLINGS_FIELDS,
+    ),
 )
-"""The matrix's rows. An MCP elicitation is one more `Shape` here once its server is configured."""
+"""The matrix's rows; the `teams` server gives billing's questions to finance (`BILLING_ANSWERED_BY`)."""

@@ -1,13 +1,16 @@
 """Every interrupt shape the server emits, in every client: web app, `hitl show`, Slack, e-mail, LangChain.
 
 Each row of `tests/web/shapes.py` is made by real runs of the demo agents on two servers of this
-module's own, their people in teams (finance, finance-leads, sre): one with the usual deadlines, one
-whose refunds escalate to finance-leads after 3 s. Then, for each shape: every person's Chromium tab
-offers its buttons exactly to those who may press them and tells everyone else who decides; `hitl
-show` prints it with who decides; the Slack post and the e-mail describe it; LangChain's own request
-types read the gated calls. Last, pressing what the browser offers does what the server says (one
-effect in the business database), and whoever the browser offers nothing is refused by the server
-too (403, nothing written). A shape a client cannot show fails naming the shape and the client.
+module's own, their people in teams (finance, finance-leads, sre), the demo's billing MCP server
+beside each: one with the usual deadlines, whose billing questions go to finance, one whose refunds
+escalate to finance-leads after 3 s, whose billing questions go to the thread's owner. Then, for each
+shape: every person's Chromium tab offers its buttons exactly to those who may press them and tells
+everyone else who decides; `hitl show` prints it with who decides (and a question's fields); the
+Slack post and the e-mail describe it; LangChain's own request types read the gated calls, and its
+answer types answer an MCP server's question. Last, pressing what the browser offers does what the
+server says (one effect in the business database), and whoever the browser offers nothing is refused
+by the server too (403, nothing written). A shape a client cannot show fails naming the shape and
+the client.
 The tests run in this order on one set of threads; only the last one decides them.
 """
 
@@ -16,13 +19,16 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import jsonschema_rs
 import pytest
 from langchain.agents.middleware.human_in_the_loop import HITLRequest
 from langchain.agents.middleware.human_in_the_loop import ToolApprovalRequest as LangChainToolApproval
+from mcp.types import ElicitResult
 from pydantic import TypeAdapter
 from typer.testing import CliRunner
 
@@ -40,6 +46,7 @@ from tests.devserver import (
     stop,
 )
 from tests.fake_slack import FakeSlack
+from tests.mcp_lab.beside import mcp_beside
 from tests.smtp_sink import SmtpSink
 from tests.web.conftest import TOKENS, WAIT_MS, save_pages
 from tests.web.reviewer_app import ReviewerApp
@@ -81,7 +88,10 @@ VIEW = """() => ({
 
 
 def environments(slack: FakeSlack, mail: SmtpSink) -> dict[str, dict[str, str]]:
-    """The two servers: teams with the usual deadlines; teams whose refunds escalate (ops by reviewers)."""
+    """The two servers: teams with the usual deadlines; teams whose refunds escalate (ops by reviewers).
+
+    The first gives billing's questions to finance; the second leaves them to the thread's owner.
+    """
     shared = {
         "HITL_USERS": f"{dev_users()},{TEST_USERS},{TEAM_USERS}",
         "HITL_WATCH_INTERVAL": "0.5",
@@ -95,7 +105,8 @@ def environments(slack: FakeSlack, mail: SmtpSink) -> dict[str, dict[str, str]]:
         "REFUND_LEAD_GROUP": TEAMS["REFUND_LEAD_GROUP"],
     }
     quick = {"REFUND_DEADLINE_SECONDS": "3", "ESCALATION_DEADLINE_SECONDS": "600"}
-    return {"teams": {**shared, **TEAMS}, "escalating": {**shared, **quick}}
+    teams = {**TEAMS, "BILLING_ANSWERED_BY": TEAMS["REFUND_DECIDER_GROUP"]}
+    return {"teams": {**shared, **teams}, "escalating": {**shared, **quick}}
 
 
 @pytest.fixture(scope="module")
@@ -109,26 +120,31 @@ def channels() -> Iterator[tuple[FakeSlack, SmtpSink]]:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory, channels) -> Iterator[dict[str, DevServer]]:
-    """Both servers, started side by side; each stopped by its PID after the module."""
+    """Both servers, started side by side, each with billing beside it; each stopped by its PID after."""
     started: dict[str, DevServer] = {}
-    with ThreadPoolExecutor(len(SERVERS)) as pool:
-        futures = {
-            name: pool.submit(start_dev_server, tmp_path_factory.mktemp(f"matrix-{name}"), env)
-            for name, env in environments(*channels).items()
-        }
-        failure: BaseException | None = None
-        for name, future in futures.items():
-            try:
-                started[name] = future.result()
-            except BaseException as error:  # noqa: BLE001  (pytest.fail's too: stop the other, then fail)
-                failure = error
-    try:
-        if failure is not None:
-            raise failure
-        yield started
-    finally:
-        for running in started.values():
-            stop(running.process)
+    with ExitStack() as billing:
+        workdirs = {name: tmp_path_factory.mktemp(f"matrix-{name}") for name in SERVERS}
+        beside = {name: billing.enter_context(mcp_beside(workdirs[name], lab=False)) for name in SERVERS}
+        with ThreadPoolExecutor(len(SERVERS)) as pool:
+            futures = {
+                name: pool.submit(
+                    start_dev_server, workdirs[name], {**beside[name].env, **env}, beside[name].config
+                )
+                for name, env in environments(*channels).items()
+            }
+            failure: BaseException | None = None
+            for name, future in futures.items():
+                try:
+                    started[name] = future.result()
+                except BaseException as error:  # noqa: BLE001  (pytest.fail's too: stop the other, then fail)
+                    failure = error
+        try:
+            if failure is not None:
+                raise failure
+            yield started
+        finally:
+            for running in started.values():
+                stop(running.process)
 
 
 @dataclass
@@ -269,14 +285,17 @@ def shown_by_hitl(url: str, thread_id: str) -> str:
 async def test_hitl_show_prints_every_shape_with_who_decides(matrix):
     """CLI: `hitl show` names each thing asked, its kind, who decides it now (an escalation's group).
 
-    A withdrawn call shows as decided: withdrawn by its owner.
+    A withdrawn call shows as decided: withdrawn by its owner; an MCP server's question, its fields.
     """
     failures = []
     for shape, made, where in matrix.made:
         shown = await asyncio.to_thread(shown_by_hitl, where.server.url, made.thread_id)
         if shape.kind is None and "withdrawn by requester1" not in shown:
             failures.append(f"hitl show · {shape.name}: no withdrawn receipt in\n{shown}")
-        said = [(f"wants {a.subject}", f"{shape.kind}:", f"decided by: {who(a.decider)}") for a in shape.asks]
+        said: list[tuple[str, ...]] = [
+            (f"wants {a.subject}", f"{shape.kind}:", f"decided by: {who(a.decider)}") for a in shape.asks
+        ]
+        said.append(shape.printed)
         failures += [
             f"hitl show · {shape.name}: {line!r} missing in\n{shown}"
             for lines in said
@@ -324,25 +343,63 @@ LANGCHAIN = {"batched": TypeAdapter(HITLRequest), "tool_approval": TypeAdapter(L
 """LangChain's own request types (its HITL middleware), for the kinds that are LangChain's shapes."""
 
 
+def mcp_answers(value: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each answer MCP allows to the question `value`: accept (each field filled in), decline, cancel.
+
+    Built with MCP's own `ElicitResult`, which `langchain.mcp`'s `MCPElicitationResponse` mirrors field
+    for field (that module needs `fastmcp`, which the layer does not install).
+    """
+    content: dict[str, Any] = {}
+    for name, field in value["requested_schema"]["properties"].items():
+        choices = field.get("enum") or [option["const"] for option in field.get("oneOf", [])]
+        content[name] = {
+            "string": choices[0] if choices else "x" * max(field.get("minLength", 1), 1),
+            "boolean": True,
+            "integer": field.get("minimum", 1),
+            "number": field.get("minimum", 1),
+        }[field["type"]]
+    answers = [
+        ElicitResult(action="accept", content=content),
+        *(ElicitResult(action=a) for a in ("decline", "cancel")),
+    ]
+    return [answer.model_dump(exclude_none=True, by_alias=True) for answer in answers]
+
+
 async def test_langchains_own_types_read_every_gated_call(matrix):
     """LangChain: every gated call the server asks about is LangChain's `HITLRequest` or per-call request.
 
-    (A form and a sign-off are the layer's own shapes; LangChain's `Command(resume=...)` answers them
-    by interrupt id, as the browser does below. The quorum's first approval was LangChain's resume.)
+    An MCP server's question is the layer's own request (it names the agent, the call and who answers,
+    which `langchain.mcp`'s payload does not); each answer MCP's types allow (accept with the fields,
+    decline, cancel: `langchain.mcp`'s `MCPElicitationResponse`) fits the answer schema the server
+    checks it with, and goes in LangGraph's `Command(resume={interrupt_id: answer})`. (A form
+    and a sign-off are the layer's own shapes; LangChain's `Command(resume=...)` answers them by
+    interrupt id, as the browser does below. The quorum's first approval was LangChain's resume.)
     """
-    checked = set()
+    checked, failures = set(), []
     for shape, made, where in matrix.made:
-        if shape.kind not in LANGCHAIN:
+        if shape.kind not in {*LANGCHAIN, "mcp_elicitation"}:
             continue
-        thread = await where.client_as("supervisor1").threads.get(made.thread_id)
+        client = where.client_as("supervisor1")
+        thread = await client.threads.get(made.thread_id)
+        schemas = (await client.http.get(f"/threads/{made.thread_id}/answer-schemas"))["schemas"]
         for interrupt in [i for batch in thread["interrupts"].values() for i in batch]:
-            LANGCHAIN[read(interrupt["value"]).kind].validate_python(interrupt["value"])  # type: ignore[union-attr]
-            checked.add(shape.kind)
-    assert checked == set(LANGCHAIN)
+            kind = read(interrupt["value"]).kind  # type: ignore[union-attr]
+            if kind in LANGCHAIN:
+                LANGCHAIN[kind].validate_python(interrupt["value"])
+            else:
+                fits = jsonschema_rs.validator_for(schemas[interrupt["id"]])
+                failures += [
+                    f"langchain · {shape.name}: the server would refuse {answer}"
+                    for answer in mcp_answers(interrupt["value"])
+                    if not fits.is_valid(answer)
+                ]
+            checked.add(kind)
+    assert not failures, "\n".join(failures)
+    assert checked == {*LANGCHAIN, "mcp_elicitation"}
 
 
 def answer_as_anyone(value: dict[str, Any]) -> Any:
-    """A well-formed answer to `value` (LangChain's decisions for a gated call), for a refusal to judge."""
+    """A well-formed answer to `value` for a refusal to judge (LangChain's decisions for a gated call)."""
     asked = read(value)
     assert asked is not None, value
     first = [
@@ -354,6 +411,7 @@ def answer_as_anyone(value: dict[str, Any]) -> Any:
         "tool_approval": first[0],
         "approval_request": {"approved": True, "reason": ""},
         "form": {"decision": "cancel"},
+        "mcp_elicitation": {"action": "decline"},
     }[asked.kind]
 
 

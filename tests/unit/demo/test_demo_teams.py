@@ -2,7 +2,8 @@
 
 Set, refunds go to finance up to the supervisor limit and to finance-leads above (two of them above
 the dual-control limit, and an overdue refund escalates to them); every ops gate, subagents
-included, to sre. A malformed group or `owner` fails naming the setting.
+included, to sre. A malformed group or `owner` fails naming the setting. Billing's questions mid-call
+go to the thread's owner, or to the group BILLING_ANSWERED_BY names.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from pydantic import ValidationError
 
 from agents.ops_policy import deployer_policy, file_manager_policy, ops_policy
 from agents.settings import DemoSettings
+from agents.support import make_graph
 from agents.support_policy import refund_specialist_policy, support_policy
 from hitl.policy.deadlines import escalates_to
+from hitl.policy.served import card_of
 
 TEAMS = {"refund_decider_group": "finance", "refund_lead_group": "finance-leads", "ops_decider_group": "sre"}
 
@@ -51,3 +54,19 @@ def test_a_bad_team_fails_naming_the_setting(field, bad):
     """refuse: a malformed group name, an empty one, or `owner` (who decides only their own questions)."""
     with pytest.raises(ValidationError, match=field.upper()):
         DemoSettings(**{field: bad})
+
+
+@pytest.mark.parametrize(("answered_by", "answerers"), [(None, {"owner"}), ("finance", {"finance"})])
+def test_billings_questions_go_to_the_owner_or_the_group_the_setting_names(answered_by, answerers):
+    """BILLING_ANSWERED_BY: billing's questions mid-call go to the thread's owner, or to the group named."""
+    settings = DemoSettings() if answered_by is None else DemoSettings(billing_answered_by=answered_by)
+    card = card_of(make_graph(settings=settings))
+    assert card is not None
+    assert card.answerers == answerers
+
+
+@pytest.mark.parametrize("bad", ["Finance", "fin ance", ""])
+def test_a_bad_billing_answerer_fails_naming_the_setting(bad):
+    """refuse: a malformed group name or an empty one, naming BILLING_ANSWERED_BY."""
+    with pytest.raises(ValidationError, match="BILLING_ANSWERED_BY"):
+        DemoSettings(billing_answered_by=bad)

@@ -32,6 +32,17 @@ function detailOf(body: string): string {
   return body;
 }
 
+/**
+ * Whether the engine refused an answer because it does not hold that interrupt yet: the card came
+ * from the stream while the run that asked was still ending, and `/threads/{id}/commands` reads the
+ * thread's interrupts of before that run until it has ended. Nothing was saved; the same answer may
+ * be sent again.
+ */
+export function isUnsettledInterrupt(error: unknown): boolean {
+  const envelope = isErrorEnvelope(error) ? error : isRecord(error) && isErrorEnvelope(error.response) ? error.response : null;
+  return envelope?.error === "no_such_interrupt";
+}
+
 export function describeError(error: unknown): string {
   if (isErrorEnvelope(error)) return error.message;
   if (isRecord(error) && isErrorEnvelope(error.response)) return error.response.message;

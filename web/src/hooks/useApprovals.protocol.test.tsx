@@ -1,7 +1,8 @@
 /**
  * useApprovals on the real @langchain/react stack, with only `fetch` faked: proves the
- * bearer token reaches every request and that `/threads/{id}/commands` refusing with
- * HTTP 200 `{"type": "error"}` is caught and shown on the card.
+ * bearer token reaches every request, that `/threads/{id}/commands` refusing with
+ * HTTP 200 `{"type": "error"}` is caught and shown on the card, and that an answer the engine
+ * does not find yet (the run that asked is still ending) is sent again.
  */
 import { act, renderHook, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -93,6 +94,30 @@ describe("useApprovals over the real stream protocol", () => {
     const card = result.current.pending.find((p) => p.id === "int-a");
     expect(card?.status).toEqual({ phase: "error", message: REFUSAL });
     expect(result.current.sent).toEqual([]);
+    await waitFor(() => expect(result.current.streamError).toBeNull());
+    unmount();
+  });
+
+  it("an answer the engine refuses because the run that asked is still ending is sent again, once it has", async () => {
+    // the engine's words while the thread still holds the interrupts of before that run (nothing saved)
+    const unsettled = "Unknown or already-consumed interrupt: int-a";
+    let refusals = 1;
+    commandAnswer = (command) =>
+      refusals-- > 0
+        ? { type: "error", id: command.id, error: "no_such_interrupt", message: unsettled }
+        : { type: "success", id: command.id, result: {} };
+    const { result, unmount } = mount();
+    await waitFor(() => expect(result.current.pending.map((p) => p.id)).toEqual(["int-a"]));
+
+    await act(() => result.current.approve({ interruptId: "int-a" }));
+
+    const commands = seen.filter((s) => s.url.endsWith(`/threads/${THREAD}/commands`));
+    expect(commands.map((c) => (c.body as { params: unknown }).params)).toEqual([
+      expect.objectContaining({ interrupt_id: "int-a", response: { type: "approve" } }),
+      expect.objectContaining({ interrupt_id: "int-a", response: { type: "approve" } }),
+    ]);
+    expect(result.current.pending).toEqual([]);
+    expect(result.current.sent.map((s) => s.answer)).toEqual([{ type: "approve" }]);
     await waitFor(() => expect(result.current.streamError).toBeNull());
     unmount();
   });

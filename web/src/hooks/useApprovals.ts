@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { useStream } from "@langchain/react";
-import { describeError } from "../api/errors";
+import { describeError, isUnsettledInterrupt } from "../api/errors";
 import { authHeaders } from "../api/http";
 import type { ApprovalAnswer, ApprovalReceipt, AuditRecord, BatchedResponse, Decision } from "../contracts/generated";
 import { classifyInterrupt, isRecord, type ClassifiedInterrupt, type JsonObject } from "../interrupts/guards";
@@ -20,6 +20,12 @@ export type { ActionView, CardStatus, PendingApproval } from "./pendingView";
 
 /** How long `isLoading` must hold before cards count the thread as running (see `useLasting`). */
 export const RUN_SHOWS_AFTER_MS = 300;
+
+/**
+ * How long to wait before sending an answer again when the engine does not hold its interrupt yet
+ * (`isUnsettledInterrupt`: the run that asked is still ending), once per entry; then the refusal shows.
+ */
+export const UNSETTLED_RETRY_MS = [250, 500, 1000, 2000, 4000];
 
 /** A decision this tab sent and the server accepted, shown until its receipt arrives. */
 export interface SentDecision {
@@ -179,7 +185,16 @@ export function useApprovals(options: UseApprovalsOptions): Approvals {
       sending.current.add(item.id);
       setStatus(item.id, { phase: "sending" });
       try {
-        await latest.current.stream.respond(answer, { interruptId: item.id });
+        for (const wait of [...UNSETTLED_RETRY_MS, null]) {
+          try {
+            await latest.current.stream.respond(answer, { interruptId: item.id });
+            break;
+          } catch (error) {
+            if (wait === null || !isUnsettledInterrupt(error)) throw error;
+            if (isRecord(error)) cardErrors.current.add(error); // not the stream's failure: nothing to show
+            await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+        }
         setSent((prev) => [
           ...prev,
           { interruptId: item.id, kind: item.kind, answer, sentAt: new Date().toISOString() },
