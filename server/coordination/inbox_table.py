@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -55,6 +56,9 @@ WATCH_BATCH = 500
 FILLED = "inbox-filled"
 """The mark (`hitl_store_marks`) of a store whose rows were once filled from every interrupted thread."""
 CHANGES = "changes"
+READS = ("fill", "repair", "marks", "watcher", "waited")
+"""Why a thread is read again: a store's first fill, a watcher's repair, a mark, the watcher's look at
+new or due rows, a request that waited for its run to end (`server.coordination.inbox_marks`)."""
 
 
 class Sharing(Protocol):
@@ -89,6 +93,8 @@ class InboxTable:
         self._reading_marks = asyncio.Lock()
         self.broadcast: Sharing | None = None
         """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
+        self.reread: Counter[str] = Counter()
+        """Threads this process read again from the runtime, by why (`READS`): the metrics' counter."""
 
     @property
     def engine(self) -> Engine:
@@ -148,7 +154,9 @@ class InboxTable:
                 logger.exception("inbox: reading the marked threads failed; trying again")
             await asyncio.sleep(self.MARKS_EVERY_SECONDS)
 
-    async def entries(self, client: LangGraphClient, thread_ids: Iterable[str]) -> AsyncIterator[Entry]:
+    async def entries(
+        self, client: LangGraphClient, thread_ids: Iterable[str], why: str = "watcher"
+    ) -> AsyncIterator[Entry]:
         """The runtime's current record of each of `thread_ids` still interrupted (its rows replaced too)."""
         wanted = list(dict.fromkeys(thread_ids))
         for start in range(0, len(wanted), SEARCH_PAGE):
@@ -156,7 +164,7 @@ class InboxTable:
             page = await client.threads.search(ids=ids, limit=len(ids), select=FIELDS)  # type: ignore[arg-type]
             found = {str(t["thread_id"]): dict(t) for t in page}
             for thread_id in ids:
-                entry = await self._read(client, thread_id, found.get(thread_id))
+                entry = await self._read(client, thread_id, found.get(thread_id), why)
                 if entry is not None:
                     yield entry
 
@@ -238,7 +246,7 @@ class InboxTable:
         started = time.monotonic()
         count = 0
         async for thread in interrupted_threads(client):
-            await self._read(client, str(thread["thread_id"]), thread)
+            await self._read(client, str(thread["thread_id"]), thread, "fill")
             count += 1
         await asyncio.to_thread(self._saw, newest, filled=True)
         logger.info("inbox: filled from %d interrupted threads in %.1f s", count, time.monotonic() - started)
@@ -261,7 +269,7 @@ class InboxTable:
                 newest = max(newest, stamp)
                 thread_id = str(thread["thread_id"])
                 if stamp > seen or not await asyncio.to_thread(self._listed, thread_id, thread):
-                    await self._read(client, thread_id, thread)
+                    await self._read(client, thread_id, thread, "repair")
             else:
                 if len(page) == limit:
                     offset, limit = offset + limit, min(limit * 4, self.CHANGES_PAGE)
@@ -278,13 +286,14 @@ class InboxTable:
 
     async def _read_marked(self, client: LangGraphClient) -> None:
         marked = list(self.marks)
-        async for _ in self.entries(client, marked):
+        async for _ in self.entries(client, marked, "marks"):
             pass
 
     async def _read(
-        self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None
+        self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None, why: str
     ) -> Entry | None:
         """Replace `thread_id`'s rows with what the runtime has now (None: it is gone); settle its mark."""
+        self.reread[why] += 1
         entry = None
         if thread is not None and thread.get("status") == "interrupted":
             try:
