@@ -274,8 +274,12 @@ def _counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[st
 
 
 async def page_of(client: LangGraphClient, user: User, query: InboxQuery) -> dict[str, Any]:
-    """One page of the inbox, the cursor of the next one (None at the end), its total and counts per group."""
-    await TABLE.sync(client)
+    """One page of the inbox, the cursor of the next one (None at the end), its total and counts per group.
+
+    Read from the table only: no thread is read again here, whatever others wrote meanwhile
+    (`server.coordination.inbox_marks`), so a page costs its own size.
+    """
+    await TABLE.ready(client)
 
     def read() -> tuple[list[dict[str, Any]], bool, int, dict[str, int]]:
         engine = TABLE.engine

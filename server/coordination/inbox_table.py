@@ -4,11 +4,13 @@ The runtime (LangGraph's threads) stays the truth; the table is what the inbox, 
 metrics read, so a replica keeps nothing per pending approval in memory and reads nothing
 proportional to the queue at start. Rows are written from the runtime, never from a client:
 
-- **Marks** (the request path). Every run, state write or delete that goes through this
-  process's auth handlers marks its thread (other replicas' marks arrive by
-  `server.coordination.broadcast`); the marked threads are read again (one `threads.search(ids=...)`)
-  until they settle, by the next inbox read and by a loop every `MARKS_EVERY_SECONDS`, and their
-  rows replaced: a pause is listed on every replica within a second.
+- **Marks.** Every run, state write or delete the engine made through this process's auth
+  handlers marks its thread once it answered 2xx (`server.coordination.inbox_marks`; a refused
+  write marks nothing), as do the server's own runs and decisions (other replicas' marks arrive by
+  `server.coordination.broadcast`); a loop reads the marked threads again every
+  `MARKS_EVERY_SECONDS` (one `threads.search(ids=...)`) until they settle, and replaces their
+  rows: a pause is listed on every replica within a second. A request that waited for its run's
+  end reads that one thread at once (`read_waited`). An inbox page never reads a thread.
 - **A decision** removes the rows of what it answers in its own transaction
   (`server.decisions.store.accept`); a row of an interrupt an accepted decision holds is never written.
 - **Repair** (each watcher pass, on any replica): the threads the runtime changed since the shared
@@ -118,8 +120,8 @@ class InboxTable:
             self.broadcast.escalate(escalation)
         self.mark(escalation.thread_id, share=False)
 
-    async def sync(self, client: LangGraphClient) -> None:
-        """The request path: the marked threads' rows, current; never waits for a watcher's repair.
+    async def ready(self, client: LangGraphClient) -> None:
+        """The request path: nothing, once this process saw the store filled; never waits for a repair.
 
         Only a store never filled (new, or upgraded from an older release) is filled first, once.
         """
@@ -128,9 +130,12 @@ class InboxTable:
                 if await asyncio.to_thread(self._seen) is None:
                     await self._fill(client)
         self.filled = True
-        if self.marks:
-            async with self._reading_marks:
-                await self._read_marked(client)
+
+    async def read_waited(self, client: LangGraphClient, thread_id: str) -> None:
+        """A request waited for a run on `thread_id` to end: its rows now, if it is marked (one thread)."""
+        if thread_id in self.marks:
+            async for _ in self.entries(client, [thread_id], "waited"):
+                pass
 
     async def refresh(self, client: LangGraphClient) -> None:
         """A watcher pass: a new store filled once, else the threads changed since the last; the marks."""
@@ -141,15 +146,22 @@ class InboxTable:
             else:
                 await self._read_changes(client, seen)
         self.filled = True
-        async with self._reading_marks:
-            await self._read_marked(client)
+        await self.read_marked(client)
+
+    async def read_marked(self, client: LangGraphClient) -> None:
+        """The marked threads' rows, current (one reader at a time)."""
+        if self.marks:
+            async with self._reading_marks:
+                async for _ in self.entries(client, list(self.marks), "marks"):
+                    pass
 
     async def keep_marks_read(self, client: LangGraphClient) -> None:
         """Read the marked threads every `MARKS_EVERY_SECONDS` until cancelled (the server's lifespan)."""
         while True:
             try:
                 with as_server():
-                    await self.sync(client)
+                    await self.ready(client)
+                    await self.read_marked(client)
             except Exception:
                 logger.exception("inbox: reading the marked threads failed; trying again")
             await asyncio.sleep(self.MARKS_EVERY_SECONDS)
@@ -283,11 +295,6 @@ class InboxTable:
         with self.engine.connect() as conn:
             has_rows = conn.scalar(select(inbox.c.thread_id).where(inbox.c.thread_id == thread_id).limit(1))
         return (has_rows is not None) == (thread.get("status") == "interrupted")
-
-    async def _read_marked(self, client: LangGraphClient) -> None:
-        marked = list(self.marks)
-        async for _ in self.entries(client, marked, "marks"):
-            pass
 
     async def _read(
         self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None, why: str

@@ -32,6 +32,7 @@ from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
 from server.coordination import broadcast
+from server.coordination.inbox_marks import MarksOnSuccess
 from server.coordination.inbox_table import TABLE
 from server.coordination.watcher import Watcher
 from server.first_line import review as first_line
@@ -189,6 +190,7 @@ app = Starlette(
     middleware=[
         Middleware(TokenRequired),
         Middleware(ClientErrors),
+        Middleware(MarksOnSuccess),
         Middleware(StateWriteCheck),
         Middleware(AssistantChangeCheck),
         Middleware(DeletionRecords),
