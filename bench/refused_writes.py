@@ -89,7 +89,7 @@ def client_as(server: DevServer, user: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=server.url, headers=token, timeout=120, verify=tls())
 
 
-async def measure(
+async def measure(  # noqa: PLR0913  (one measurement, fully described)
     server: DevServer, client: LangGraphClient, pending: int, *, writes: int, page: int, repeats: int
 ) -> tuple[Row, dict[str, object]]:
     """The row "inbox first page after N refused writes" (ours: after; reference: before) and its figures.

@@ -34,8 +34,9 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import insert, select, update
 
+from server.coordination import inbox_counts
 from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of
 from server.coordination.inbox_table_rows import Entry, replace_rows, utc_stamp, wrote
 from server.identity.access import as_server
@@ -100,8 +101,8 @@ class InboxTable:
 
     @property
     def engine(self) -> Engine:
-        """The store the rows are in (made ready on first use; blocking)."""
-        return storage.using(self._engine)
+        """The store the rows are in (made ready, its rows counted, on first use; blocking)."""
+        return inbox_counts.counted(storage.using(self._engine))
 
     def mark(self, thread_id: str, *, at: datetime | None = None, share: bool = True) -> None:
         """Something is changing `thread_id` (since `at`, now by default): read it again until it settles.
@@ -181,12 +182,9 @@ class InboxTable:
                     yield entry
 
     def counts_by_tool(self) -> dict[tuple[str, str], int]:
-        """How many rows wait, by tool and the group that decides them (blocking; an index scan)."""
-        query = select(inbox.c.tool, inbox.c.decided_by, func.count()).group_by(
-            inbox.c.tool, inbox.c.decided_by
-        )
+        """How many rows wait, by tool and the group that decides them (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {(str(tool or "")[:100], str(group)): int(n) for tool, group, n in conn.execute(query)}
+            return inbox_counts.by_tool(conn)
 
     def to_watch(self, now: datetime, unanswerable: set[str]) -> dict[str, set[str]]:
         """The threads a watcher pass looks at, each with why (new, due, unanswerable); blocking.
@@ -211,16 +209,14 @@ class InboxTable:
         return found
 
     def groups_waiting(self) -> dict[str, int]:
-        """Every `decided_by` that has rows, and how many (blocking; a whole-index scan: not every pass)."""
-        query = select(inbox.c.decided_by, func.count()).group_by(inbox.c.decided_by)
+        """Every `decided_by` that has rows, and how many (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {str(group): int(n) for group, n in conn.execute(query)}
+            return inbox_counts.by_group(conn)
 
     def owners_asked(self) -> set[str]:
-        """Every owner a question waits for (blocking; not every pass)."""
-        query = select(inbox.c.owner).where(inbox.c.decided_by == "owner").distinct()
+        """Every owner a question waits for (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {str(owner) for owner in conn.scalars(query) if owner is not None}
+            return inbox_counts.owners(conn)
 
     def announced(self, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:
         """Mark the rows of `interrupt_ids` announced; the rows that were not yet (blocking; each once)."""

@@ -150,6 +150,8 @@ async def test_a_write_the_engine_makes_is_read_again(server, client_as, server_
     reread = await quiet(server)
     await requester.threads.update(thread_id, metadata={"topic": "late parcel"})
     deadline = time.monotonic() + 30
-    while (now := (await inbox_reads(server))[0]) == reread and time.monotonic() < deadline:
+    now = reread
+    while now == reread and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
+        now = (await inbox_reads(server))[0]
     assert now > reread
