@@ -54,20 +54,27 @@ def http(server: DevServer, user: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=server.url, headers=token, timeout=60, verify=tls())
 
 
-async def inbox_reads(server: DevServer) -> tuple[float, float]:
-    """Threads read again so far (every why) and threads marked now, from GET /hitl/metrics."""
+async def reads_by_why(server: DevServer) -> tuple[dict[str, float], float]:
+    """Threads read again so far by why, and threads marked now, from GET /hitl/metrics."""
     async with http(server, "reviewer1") as client:
         answer = await client.get("/hitl/metrics")
     assert answer.status_code == 200, answer.text
-    reread, marked = 0.0, -1.0
+    reread: dict[str, float] = {}
+    marked = -1.0
     for family in text_string_to_metric_families(answer.text):
         for sample in family.samples:
             if sample.name == "hitl_inbox_threads_reread_total":
-                reread += sample.value
+                reread[sample.labels["why"]] = sample.value
             elif sample.name == "hitl_inbox_marked_threads":
                 marked = sample.value
     assert marked >= 0, "GET /hitl/metrics has no hitl_inbox_marked_threads"
     return reread, marked
+
+
+async def inbox_reads(server: DevServer) -> tuple[float, float]:
+    """Threads read again so far (every why) and threads marked now."""
+    reread, marked = await reads_by_why(server)
+    return sum(reread.values()), marked
 
 
 async def quiet(server: DevServer) -> float:
@@ -143,15 +150,27 @@ async def test_a_thousand_refused_writes_mark_nothing_and_a_page_rereads_no_thre
         assert (await requester.threads.get(thread_id))["status"] == "interrupted"
 
 
-async def test_a_write_the_engine_makes_is_read_again(server, client_as, server_services):
-    """A PATCH the engine makes (200, the owner's own thread) marks it: the table reads it again."""
+async def test_a_write_the_engine_makes_is_marked_and_a_waited_run_is_listed_at_once(
+    server, client_as, server_services
+):
+    """A PATCH the engine makes (200, the owner's own) is read again by its mark; runs/wait lists its pause.
+
+    The caller that waited for the run (`runs/wait`) finds its pause in the inbox on its next request:
+    the thread was read before the wait answered (`waited`), not by the page.
+    """
     requester = client_as("requester1")
+    before = (await reads_by_why(server))[0].get("waited", 0)
     thread_id, _ = await start(requester, phrases.refund_in_full(add_order(server_services, 300)))
-    reread = await quiet(server)
+    assert (await reads_by_why(server))[0]["waited"] > before
+    async with http(server, "reviewer1") as reviewer:
+        page = (await reviewer.get("/inbox", params={"limit": 500})).json()
+    assert thread_id in {item["thread_id"] for item in page["items"]}
+    await quiet(server)
+    marks = (await reads_by_why(server))[0]["marks"]
     await requester.threads.update(thread_id, metadata={"topic": "late parcel"})
-    deadline = time.monotonic() + 30
-    now = reread
-    while now == reread and time.monotonic() < deadline:
+    deadline = time.monotonic() + 10
+    now = marks
+    while now == marks and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
-        now = (await inbox_reads(server))[0]
-    assert now > reread
+        now = (await reads_by_why(server))[0]["marks"]
+    assert now > marks
