@@ -36,14 +36,14 @@ Key = tuple[str, str, str]
 _COUNTED: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
-def key_of(row: Mapping[str, Any]) -> Key:
+def key_of(row: Mapping[Any, Any]) -> Key:
     """The counts' key of a `hitl_inbox` row (a mapping of its columns)."""
     decided_by = str(row["decided_by"])
     owner = str(row["owner"] or "") if decided_by == OWNER else ""
     return decided_by, owner, str(row["tool"] or "")
 
 
-def changed(conn: Connection, added: Iterable[Mapping[str, Any]], gone: Iterable[Mapping[str, Any]]) -> None:
+def changed(conn: Connection, added: Iterable[Mapping[Any, Any]], gone: Iterable[Mapping[Any, Any]]) -> None:
     """Count the rows `added` and `gone` in `conn`'s transaction (the one that wrote them)."""
     delta: Counter[Key] = Counter()
     for row in added:

@@ -164,7 +164,7 @@ def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
             row["row"] = json.dumps({**served, "created_at": earlier.created_at}, default=str)
         kept.append(row)
         listed(thread_id, row["interrupt_id"], row["created_at"])
-    gone: list[Mapping[str, Any]] = []
+    gone: list[Mapping[Any, Any]] = []
     if known:  # counted as the rows this statement deleted: a decision may have taken some meanwhile
         deleting = delete(inbox).where(inbox.c.thread_id == thread_id).returning(*counted)
         gone = list(conn.execute(deleting).mappings())

@@ -38,8 +38,8 @@ def snapshot(layer) -> tuple[dict[tuple[str, str, str], int], dict[tuple[str, st
     return kept, counted
 
 
-async def test_counts_equal_count_star_while_two_replicas_race_pauses_and_decisions(replicas, business, layer):
-    """16 pauses (8 through each replica), 8 approved through the other one meanwhile: exact at every snapshot."""
+async def test_counts_equal_count_star_while_two_replicas_race(replicas, business, layer):
+    """16 pauses (8 through each replica), 8 approved through the other meanwhile: exact in every snapshot."""
     a, b = replicas.urls
     decided: list[str] = []
     snapshots: list[tuple[dict, dict]] = []
@@ -55,7 +55,7 @@ async def test_counts_equal_count_star_while_two_replicas_race_pauses_and_decisi
         async with http(asked_on, "requester1") as requester, http(decided_on, "supervisor1") as supervisor:
             order_id = add_order(business, AMOUNTS[n % len(AMOUNTS)])
             thread_id, interrupt_id = await pause_refund(requester, order_id)
-            if n % 4 < 2:  # noqa: PLR2004  (half of them)
+            if n % 4 < 2:  # half of them
                 answer = await supervisor.post(f"/threads/{thread_id}/runs", json=approve(interrupt_id))
                 answer.raise_for_status()
                 decided.append(thread_id)
