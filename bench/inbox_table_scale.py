@@ -29,9 +29,9 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.report import Row
 from bench.stats import tail_summary
-from server.coordination import inbox_counts as inbox_counts_module
 from server.coordination.inbox import InboxQuery, read_counts, read_page
 from server.identity.users import User
+from server.ledger import inbox_counts as inbox_counts_module
 from server.ledger.storage import inbox, inbox_counts, store_marks
 
 if TYPE_CHECKING:

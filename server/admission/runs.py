@@ -27,9 +27,9 @@ from hitl.settings import get_settings
 from server.admission import allowlist, overrides, run_reads, waiting
 from server.admission.owners import owned_by, owner_of
 from server.coordination import run_starts
-from server.coordination.inbox_marks import mark
 from server.decisions import pipeline
 from server.decisions.pending import Pending, ResumeRefused
+from server.http.inbox_marks import mark
 from server.identity.access import as_server
 from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime

@@ -5,7 +5,7 @@ groups the caller decides as and to their own questions; each group's rows are r
 (`hitl_inbox_by_group`) and merged, so a page costs its own size whatever waits. The cursor is the
 position of the last item returned (keyset), not an offset, so a page stays stable while other
 approvals are being resolved. `counts` (per group, the caller's whole inbox) are read from the counts
-kept with the rows (`inbox_counts`), and so is `total` (the rows the filters match) unless a filter
+kept with the rows (`server.ledger.inbox_counts`), and so is `total` (the rows the filters match) unless a filter
 besides the group narrows it; both are kept for `COUNTS_SECONDS`.
 """
 
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, func, or_, select, tuple_, union_all
 
-from server.coordination import inbox_counts
 from server.coordination.inbox_rows import RowKey, rows_of
 from server.coordination.inbox_table import TABLE
 from server.coordination.inbox_table_rows import listed, utc_stamp, written
 from server.http.instants import instant
+from server.ledger import inbox_counts
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def read_page(engine: Engine, user: User, query: InboxQuery) -> tuple[list[dict[
 def read_counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[str, int]]:
     """How many rows `query`'s filters match, and how many of the caller's whole inbox each group has.
 
-    The counts per group are kept with the rows (`inbox_counts`): O(the caller's groups). So is the
+    The counts per group are kept with the rows (`server.ledger.inbox_counts`): O(the caller's groups). So is the
     total when nothing but `group` narrows it; a filter on agent, tool, owner, deadline or "mine"
     counts the matching rows of the caller's groups by their indexes.
     """
@@ -277,7 +277,7 @@ async def page_of(client: LangGraphClient, user: User, query: InboxQuery) -> dic
     """One page of the inbox, the cursor of the next one (None at the end), its total and counts per group.
 
     Read from the table only: no thread is read again here, whatever others wrote meanwhile
-    (`server.coordination.inbox_marks`), so a page costs its own size.
+    (`server.http.inbox_marks`), so a page costs its own size.
     """
     await TABLE.ready(client)
 

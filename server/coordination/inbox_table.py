@@ -5,7 +5,7 @@ metrics read, so a replica keeps nothing per pending approval in memory and read
 proportional to the queue at start. Rows are written from the runtime, never from a client:
 
 - **Marks.** Every run, state write or delete the engine made through this process's auth
-  handlers marks its thread once it answered 2xx (`server.coordination.inbox_marks`; a refused
+  handlers marks its thread once it answered 2xx (`server.http.inbox_marks`; a refused
   write marks nothing), as do the server's own runs and decisions (other replicas' marks arrive by
   `server.coordination.broadcast`); a loop reads the marked threads again every
   `MARKS_EVERY_SECONDS` (one `threads.search(ids=...)`) until they settle, and replaces their
@@ -36,11 +36,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import insert, select, update
 
-from server.coordination import inbox_counts
 from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of
 from server.coordination.inbox_table_rows import Entry, replace_rows, utc_stamp, wrote
 from server.identity.access import as_server
-from server.ledger import storage
+from server.ledger import inbox_counts, storage
 from server.ledger.storage import inbox, inbox_seen, store_marks
 from server.records import threads
 
@@ -61,7 +60,7 @@ FILLED = "inbox-filled"
 CHANGES = "changes"
 READS = ("fill", "repair", "marks", "watcher", "waited")
 """Why a thread is read again: a store's first fill, a watcher's repair, a mark, the watcher's look at
-new or due rows, a request that waited for its run to end (`server.coordination.inbox_marks`)."""
+new or due rows, a request that waited for its run to end (`server.http.inbox_marks`)."""
 
 
 class Sharing(Protocol):

@@ -3,7 +3,7 @@
 `replace_rows` makes a thread's rows those of its record now (keeping when each was first listed
 and whether it was announced; none for an interrupt an accepted decision holds); `remove` takes a
 decision's rows out in its own transaction. Both count what they wrote in the same transaction
-(`inbox_counts`). `written` counts this process's writes (the inbox's
+(`server.ledger.inbox_counts`). `written` counts this process's writes (the inbox's
 count cache reads it); `listed_at` remembers when rows read here started waiting (a metric).
 Not for keeping the table current (`inbox_table`) or paging it (`inbox`).
 """
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, insert, select
 
 from hitl.recently_used import RecentlyUsed
-from server.coordination import inbox_counts
 from server.coordination.inbox_rows import rows_of
+from server.ledger import inbox_counts
 from server.ledger.storage import decided_interrupts, inbox
 
 if TYPE_CHECKING:

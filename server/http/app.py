@@ -32,11 +32,11 @@ from server.admission.state_writes import StateWriteCheck
 from server.channels.routes import ROUTES as CHANNEL_ROUTES
 from server.channels.routes import SLACK_ACTIONS
 from server.coordination import broadcast
-from server.coordination.inbox_marks import MarksOnSuccess
 from server.coordination.inbox_table import TABLE
 from server.coordination.watcher import Watcher
 from server.first_line import review as first_line
 from server.http.auth import authenticate
+from server.http.inbox_marks import MarksOnSuccess
 from server.http.routes import ROUTES
 from server.identity.answerers import check_policies
 from server.identity.tokens import token_of

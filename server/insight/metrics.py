@@ -4,6 +4,8 @@ Counted where each event happens (the watcher, notices, the audit records as the
 a first-line reviewer's verdicts) into this process's own registry, served at `GET /hitl/metrics`
 to reviewers and supervisors. Each replica counts its own events; Prometheus scrapes every
 replica and sums. Not analytics over history (that is `server.insight.analytics`, from the trail).
+It is one concept, kept whole though long: the process's one registry, every metric the docs' table
+lists defined in one place.
 """
 
 from __future__ import annotations

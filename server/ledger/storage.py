@@ -4,7 +4,7 @@ Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and le
 (`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
 decisions and the interrupts they decided (`server.decisions.store`), the notices to deliver
 (`server.coordination.outbox`), the inbox's rows and their counts (`server.coordination.inbox_table`,
-`server.coordination.inbox_counts`), the graph each thread runs (`server.records.threads`) and what a
+`server.ledger.inbox_counts`), the graph each thread runs (`server.records.threads`) and what a
 first-line reviewer made of each call put to it (`server.first_line`).
 They live in the database `HITL_DATABASE_URL` names (SQLite `DATA_DIR/hitl.db` by default;
 PostgreSQL on replicas), never in the business database: no agent tool, SQL console or business

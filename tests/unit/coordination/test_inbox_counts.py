@@ -11,12 +11,11 @@ import random
 import pytest
 from sqlalchemy import case, create_engine, delete, func, literal, select
 
-from server.coordination import inbox_counts
 from server.coordination.inbox import InboxQuery, read_counts
 from server.coordination.inbox_table import InboxTable
 from server.coordination.inbox_table_rows import remove, replace_rows
 from server.identity.users import User
-from server.ledger import storage
+from server.ledger import inbox_counts, storage
 from server.ledger.storage import inbox, store_marks
 from tests.unit.coordination.test_inbox_table import paused, put
 
