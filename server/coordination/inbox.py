@@ -4,9 +4,9 @@ Served from the layer's own table (`server.coordination.inbox_table`), scoped in
 groups the caller decides as and to their own questions; each group's rows are read by its index
 (`hitl_inbox_by_group`) and merged, so a page costs its own size whatever waits. The cursor is the
 position of the last item returned (keyset), not an offset, so a page stays stable while other
-approvals are being resolved. `counts` (per group, the caller's whole inbox) are read from the counts
-kept with the rows (`server.ledger.inbox_counts`), and so is `total` (the rows the filters match) unless a filter
-besides the group narrows it; both are kept for `COUNTS_SECONDS`.
+approvals are being resolved. `counts` (per group, the caller's whole inbox) are read from the
+counts kept with the rows (`server.ledger.inbox_counts`), and so is `total` (the rows the filters
+match) unless a filter besides the group narrows it; both are kept for `COUNTS_SECONDS`.
 """
 
 from __future__ import annotations
@@ -211,9 +211,9 @@ def read_page(engine: Engine, user: User, query: InboxQuery) -> tuple[list[dict[
 def read_counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[str, int]]:
     """How many rows `query`'s filters match, and how many of the caller's whole inbox each group has.
 
-    The counts per group are kept with the rows (`server.ledger.inbox_counts`): O(the caller's groups). So is the
-    total when nothing but `group` narrows it; a filter on agent, tool, owner, deadline or "mine"
-    counts the matching rows of the caller's groups by their indexes.
+    The counts per group are kept with the rows (`server.ledger.inbox_counts`): O(the caller's
+    groups). So is the total when nothing but `group` narrows it; a filter on agent, tool, owner,
+    deadline or "mine" counts the matching rows of the caller's groups by their indexes.
     """
     with engine.connect() as conn:
         counts = inbox_counts.of_reader(conn, user.groups, user.identity)

@@ -1,10 +1,11 @@
 """How many inbox rows wait, per decider and tool (`hitl_inbox_counts`), kept in each row's own transaction.
 
-Every insert and delete of `hitl_inbox` rows adds its change here in the same transaction, keyed by the group that decides (`decided_by`), the owner for a question its thread's
-owner answers (`''` for a group's), and the tool; so the counts a page carries, the pending gauge and
-the watcher's look for unanswerable approvals cost the keys they read, not the rows that wait. Keys
-are changed in sorted order (two transactions never wait on each other's keys), and a store that had
-rows before it had counts is counted once (`counted`) under a lock that holds the rows' writers.
+Every insert and delete of `hitl_inbox` rows adds its change here in the same transaction, keyed by
+the group that decides (`decided_by`), the owner for a question its thread's owner answers (`''` for
+a group's), and the tool; so the counts a page carries, the pending gauge and the watcher's look for
+unanswerable approvals cost the keys they read, not the rows that wait. Keys are changed in sorted
+order (two transactions never wait on each other's keys), and a store that had rows before it had
+counts is counted once (`counted`) under a lock that holds the rows' writers.
 Not for the rows themselves (`server.coordination.inbox_table_rows`) nor for the counts of a filtered
 page (`server.coordination.inbox`).
 """
