@@ -315,7 +315,7 @@ class InboxTable:
         if thread is None:
             self.marks.pop(thread_id, None)
         else:
-            self._settle(thread)
+            await self._settle(client, thread)
         return entry
 
     def _write(self, thread_id: str, entry: Entry | None) -> None:
@@ -326,7 +326,13 @@ class InboxTable:
         storage.retrying(once, f"inbox rows of {thread_id}")
         wrote()
 
-    def _settle(self, thread: dict[str, Any]) -> None:
+    async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
+        """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).
+
+        The runtime may show a thread `idle` while its run still runs (its status set at a checkpoint
+        counts pending runs only): such a thread is asked for its runs before its mark goes, or its
+        pause would wait for the next repair.
+        """
         thread_id = str(thread["thread_id"])
         marked = self.marks.get(thread_id)
         if marked is None or thread.get("status") == "busy":
@@ -336,8 +342,22 @@ class InboxTable:
             moved = stamp is not None and datetime.fromisoformat(str(stamp)) >= marked
         except ValueError:
             moved = True
-        if moved or (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
-            del self.marks[thread_id]
+        if (datetime.now(UTC) - marked).total_seconds() <= self.SETTLE_SECONDS and (
+            not moved or (thread.get("status") == "idle" and await _runs_in_flight(client, thread_id))
+        ):
+            return
+        self.marks.pop(thread_id, None)
+
+
+async def _runs_in_flight(client: LangGraphClient, thread_id: str) -> bool:
+    """Whether a run of `thread_id` is pending or running (unreadable: taken as yes, the mark stays)."""
+    try:
+        for status in ("running", "pending"):
+            if await client.runs.list(thread_id, status=status, limit=1):  # type: ignore[arg-type]
+                return True
+    except Exception:  # noqa: BLE001  (the mark is kept, at most SETTLE_SECONDS)
+        return True
+    return False
 
 
 async def _newest(client: LangGraphClient) -> str:
