@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_sdk.errors import NotFoundError
 
+from bench import refused_writes
 from bench.footprint import absolute_footprint
 from bench.pending import fill_to, pending_count
 from bench.probes import cpu_seconds
@@ -43,9 +44,8 @@ QUIET_SHARE = 0.2
 
 LIMIT = (
     "reference: the in-memory runtime filters and sorts every thread on each search; ours: `/inbox` "
-    "serves from an in-process index of rows kept sorted (a page costs its size), re-reading only the "
-    "threads marked by runs and changes since the last look; counting the total is one O(n) pass, "
-    "kept until the index changes"
+    "serves from the layer's table by its indexes (a page costs its size; the page reads no thread "
+    "again); counting the total counts the reader's rows, kept for a second while this process wrote nothing"
 )
 
 
@@ -190,6 +190,23 @@ async def measure(
             "inbox_settle_s": settled,
             "server": absolute_footprint(server, pending),
         }
+    if "ours" in readers and sizes.refused_writes:
+        row, figures = await refused_writes.measure(
+            server,
+            client,
+            pending,
+            writes=sizes.refused_writes,
+            page=sizes.inbox_page,
+            repeats=sizes.inbox_repeats,
+        )
+        section.rows.append(row)
+        section.details["refused_writes"] = figures
+        section.notes.append(
+            f"After the listings at the last size: the first page timed {sizes.inbox_repeats} times, then "
+            f"{sizes.refused_writes:,} refused writes sent ({refused_writes.AT_ONCE} at a time: DELETEs of "
+            "paused threads, 409, and another requester's PATCHes of them, 404), then the page timed again "
+            "at once (`bench.refused_writes`; the answers' statuses in results.json)."
+        )
     section.notes += [
         (
             "Pending approvals are real: the footprint batches (ours and stock), then ours until each "

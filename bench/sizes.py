@@ -72,6 +72,12 @@ class BenchSizes(BaseSettings):
         default=500, ge=1, le=500, description="Page size when listing the whole queue (/inbox allows 500)."
     )
     inbox_repeats: int = Field(default=15, ge=1, description="First-page listings timed at each inbox size.")
+    refused_writes: int = Field(
+        default=1000,
+        ge=0,
+        description="Refused writes (409 DELETEs, 404 PATCHes) sent before the first page is timed again "
+        "at the last inbox size (0: none).",
+    )
     fill_window: int = Field(
         default=100, ge=1, le=100, description="Runs in flight while pending approvals are created."
     )

@@ -27,9 +27,9 @@ from hitl.settings import get_settings
 from server.admission import allowlist, overrides, run_reads, waiting
 from server.admission.owners import owned_by, owner_of
 from server.coordination import run_starts
-from server.coordination.inbox_table import TABLE
 from server.decisions import pipeline
 from server.decisions.pending import Pending, ResumeRefused
+from server.http.inbox_marks import mark
 from server.identity.access import as_server
 from server.records import audit, threads
 from server.runtime.checkpointer import shared_runtime
@@ -198,12 +198,6 @@ async def _audit_rewrites(user: User, thread_id: str, graph_id: str, rewrites: l
     """A supervisor's writes beyond messages and resumes are let through, and audited."""
     if rewrites:
         await audit.write([audit.state_write(thread_id, graph_id, user, rewrites)])
-
-
-def mark(thread_id: object) -> None:
-    """A run or change on `thread_id` is let through: the inbox re-reads it until it settles."""
-    if thread_id is not None:
-        TABLE.mark(str(thread_id))
 
 
 async def _waiting(

@@ -4,8 +4,9 @@ Served from the layer's own table (`server.coordination.inbox_table`), scoped in
 groups the caller decides as and to their own questions; each group's rows are read by its index
 (`hitl_inbox_by_group`) and merged, so a page costs its own size whatever waits. The cursor is the
 position of the last item returned (keyset), not an offset, so a page stays stable while other
-approvals are being resolved. `total` (the rows the filters match) and `counts` (per group, the
-caller's whole inbox) are counted from the same indexes and kept for `COUNTS_SECONDS`.
+approvals are being resolved. `counts` (per group, the caller's whole inbox) are read from the
+counts kept with the rows (`server.ledger.inbox_counts`), and so is `total` (the rows the filters
+match) unless a filter besides the group narrows it; both are kept for `COUNTS_SECONDS`.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, literal, or_, select, tuple_, union_all
+from sqlalchemy import and_, func, or_, select, tuple_, union_all
 
 from server.coordination.inbox_rows import RowKey, rows_of
 from server.coordination.inbox_table import TABLE
 from server.coordination.inbox_table_rows import listed, utc_stamp, written
 from server.http.instants import instant
+from server.ledger import inbox_counts
 from server.ledger.storage import inbox
 
 if TYPE_CHECKING:
@@ -207,23 +209,21 @@ def read_page(engine: Engine, user: User, query: InboxQuery) -> tuple[list[dict[
 
 
 def read_counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[str, int]]:
-    """How many rows `query`'s filters match, and how many of the caller's whole inbox each group has."""
-    group_of = inbox.c.decided_by
+    """How many rows `query`'s filters match, and how many of the caller's whole inbox each group has.
+
+    The counts per group are kept with the rows (`server.ledger.inbox_counts`): O(the caller's
+    groups). So is the total when nothing but `group` narrows it; a filter on agent, tool, owner,
+    deadline or "mine" counts the matching rows of the caller's groups by their indexes.
+    """
     with engine.connect() as conn:
-        total = sum(
-            conn.scalar(select(func.count()).select_from(inbox).where(scope, *narrowed(query, user))) or 0
-            for scope in scopes(user, query.group)
-        )
-        counts = {
-            str(name): int(count)
-            for scope in scopes(user, None)
-            for name, count in conn.execute(
-                select(group_of, func.count())
-                .where(scope)
-                .group_by(group_of)
-                .having(func.count() > literal(0))
+        counts = inbox_counts.of_reader(conn, user.groups, user.identity)
+        if narrowed(query, user):
+            total = sum(
+                conn.scalar(select(func.count()).select_from(inbox).where(scope, *narrowed(query, user))) or 0
+                for scope in scopes(user, query.group)
             )
-        }
+        else:
+            total = sum(n for group, n in counts.items() if query.group in {None, group})
     return total, dict(sorted(counts.items()))
 
 
@@ -274,8 +274,12 @@ def _counts(engine: Engine, user: User, query: InboxQuery) -> tuple[int, dict[st
 
 
 async def page_of(client: LangGraphClient, user: User, query: InboxQuery) -> dict[str, Any]:
-    """One page of the inbox, the cursor of the next one (None at the end), its total and counts per group."""
-    await TABLE.sync(client)
+    """One page of the inbox, the cursor of the next one (None at the end), its total and counts per group.
+
+    Read from the table only: no thread is read again here, whatever others wrote meanwhile
+    (`server.http.inbox_marks`), so a page costs its own size.
+    """
+    await TABLE.ready(client)
 
     def read() -> tuple[list[dict[str, Any]], bool, int, dict[str, int]]:
         engine = TABLE.engine

@@ -4,11 +4,13 @@ The runtime (LangGraph's threads) stays the truth; the table is what the inbox, 
 metrics read, so a replica keeps nothing per pending approval in memory and reads nothing
 proportional to the queue at start. Rows are written from the runtime, never from a client:
 
-- **Marks** (the request path). Every run, state write or delete that goes through this
-  process's auth handlers marks its thread (other replicas' marks arrive by
-  `server.coordination.broadcast`); the marked threads are read again (one `threads.search(ids=...)`)
-  until they settle, by the next inbox read and by a loop every `MARKS_EVERY_SECONDS`, and their
-  rows replaced: a pause is listed on every replica within a second.
+- **Marks.** Every run, state write or delete the engine made through this process's auth
+  handlers marks its thread once it answered 2xx (`server.http.inbox_marks`; a refused
+  write marks nothing), as do the server's own runs and decisions (other replicas' marks arrive by
+  `server.coordination.broadcast`); a loop reads the marked threads again every
+  `MARKS_EVERY_SECONDS` (one `threads.search(ids=...)`) until they settle, and replaces their
+  rows: a pause is listed on every replica within a second. A request that waited for its run's
+  end reads that one thread at once (`read_waited`). An inbox page never reads a thread.
 - **A decision** removes the rows of what it answers in its own transaction
   (`server.decisions.store.accept`); a row of an interrupt an accepted decision holds is never written.
 - **Repair** (each watcher pass, on any replica): the threads the runtime changed since the shared
@@ -28,15 +30,16 @@ import contextlib
 import json
 import logging
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import insert, select, update
 
 from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of
 from server.coordination.inbox_table_rows import Entry, replace_rows, utc_stamp, wrote
 from server.identity.access import as_server
-from server.ledger import storage
+from server.ledger import inbox_counts, storage
 from server.ledger.storage import inbox, inbox_seen, store_marks
 from server.records import threads
 
@@ -55,6 +58,9 @@ WATCH_BATCH = 500
 FILLED = "inbox-filled"
 """The mark (`hitl_store_marks`) of a store whose rows were once filled from every interrupted thread."""
 CHANGES = "changes"
+READS = ("fill", "repair", "marks", "watcher", "waited")
+"""Why a thread is read again: a store's first fill, a watcher's repair, a mark, the watcher's look at
+new or due rows, a request that waited for its run to end (`server.http.inbox_marks`)."""
 
 
 class Sharing(Protocol):
@@ -89,11 +95,13 @@ class InboxTable:
         self._reading_marks = asyncio.Lock()
         self.broadcast: Sharing | None = None
         """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
+        self.reread: Counter[str] = Counter()
+        """Threads this process read again from the runtime, by why (`READS`): the metrics' counter."""
 
     @property
     def engine(self) -> Engine:
-        """The store the rows are in (made ready on first use; blocking)."""
-        return storage.using(self._engine)
+        """The store the rows are in (made ready, its rows counted, on first use; blocking)."""
+        return inbox_counts.counted(storage.using(self._engine))
 
     def mark(self, thread_id: str, *, at: datetime | None = None, share: bool = True) -> None:
         """Something is changing `thread_id` (since `at`, now by default): read it again until it settles.
@@ -112,8 +120,8 @@ class InboxTable:
             self.broadcast.escalate(escalation)
         self.mark(escalation.thread_id, share=False)
 
-    async def sync(self, client: LangGraphClient) -> None:
-        """The request path: the marked threads' rows, current; never waits for a watcher's repair.
+    async def ready(self, client: LangGraphClient) -> None:
+        """The request path: nothing, once this process saw the store filled; never waits for a repair.
 
         Only a store never filled (new, or upgraded from an older release) is filled first, once.
         """
@@ -122,9 +130,12 @@ class InboxTable:
                 if await asyncio.to_thread(self._seen) is None:
                     await self._fill(client)
         self.filled = True
-        if self.marks:
-            async with self._reading_marks:
-                await self._read_marked(client)
+
+    async def read_waited(self, client: LangGraphClient, thread_id: str) -> None:
+        """A request waited for a run on `thread_id` to end: its rows now, if it is marked (one thread)."""
+        if thread_id in self.marks:
+            async for _ in self.entries(client, [thread_id], "waited"):
+                pass
 
     async def refresh(self, client: LangGraphClient) -> None:
         """A watcher pass: a new store filled once, else the threads changed since the last; the marks."""
@@ -135,20 +146,29 @@ class InboxTable:
             else:
                 await self._read_changes(client, seen)
         self.filled = True
-        async with self._reading_marks:
-            await self._read_marked(client)
+        await self.read_marked(client)
+
+    async def read_marked(self, client: LangGraphClient) -> None:
+        """The marked threads' rows, current (one reader at a time)."""
+        if self.marks:
+            async with self._reading_marks:
+                async for _ in self.entries(client, list(self.marks), "marks"):
+                    pass
 
     async def keep_marks_read(self, client: LangGraphClient) -> None:
         """Read the marked threads every `MARKS_EVERY_SECONDS` until cancelled (the server's lifespan)."""
         while True:
             try:
                 with as_server():
-                    await self.sync(client)
+                    await self.ready(client)
+                    await self.read_marked(client)
             except Exception:
                 logger.exception("inbox: reading the marked threads failed; trying again")
             await asyncio.sleep(self.MARKS_EVERY_SECONDS)
 
-    async def entries(self, client: LangGraphClient, thread_ids: Iterable[str]) -> AsyncIterator[Entry]:
+    async def entries(
+        self, client: LangGraphClient, thread_ids: Iterable[str], why: str = "watcher"
+    ) -> AsyncIterator[Entry]:
         """The runtime's current record of each of `thread_ids` still interrupted (its rows replaced too)."""
         wanted = list(dict.fromkeys(thread_ids))
         for start in range(0, len(wanted), SEARCH_PAGE):
@@ -156,17 +176,14 @@ class InboxTable:
             page = await client.threads.search(ids=ids, limit=len(ids), select=FIELDS)  # type: ignore[arg-type]
             found = {str(t["thread_id"]): dict(t) for t in page}
             for thread_id in ids:
-                entry = await self._read(client, thread_id, found.get(thread_id))
+                entry = await self._read(client, thread_id, found.get(thread_id), why)
                 if entry is not None:
                     yield entry
 
     def counts_by_tool(self) -> dict[tuple[str, str], int]:
-        """How many rows wait, by tool and the group that decides them (blocking; an index scan)."""
-        query = select(inbox.c.tool, inbox.c.decided_by, func.count()).group_by(
-            inbox.c.tool, inbox.c.decided_by
-        )
+        """How many rows wait, by tool and the group that decides them (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {(str(tool or "")[:100], str(group)): int(n) for tool, group, n in conn.execute(query)}
+            return inbox_counts.by_tool(conn)
 
     def to_watch(self, now: datetime, unanswerable: set[str]) -> dict[str, set[str]]:
         """The threads a watcher pass looks at, each with why (new, due, unanswerable); blocking.
@@ -191,16 +208,14 @@ class InboxTable:
         return found
 
     def groups_waiting(self) -> dict[str, int]:
-        """Every `decided_by` that has rows, and how many (blocking; a whole-index scan: not every pass)."""
-        query = select(inbox.c.decided_by, func.count()).group_by(inbox.c.decided_by)
+        """Every `decided_by` that has rows, and how many (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {str(group): int(n) for group, n in conn.execute(query)}
+            return inbox_counts.by_group(conn)
 
     def owners_asked(self) -> set[str]:
-        """Every owner a question waits for (blocking; not every pass)."""
-        query = select(inbox.c.owner).where(inbox.c.decided_by == "owner").distinct()
+        """Every owner a question waits for (blocking; the counts kept)."""
         with self.engine.connect() as conn:
-            return {str(owner) for owner in conn.scalars(query) if owner is not None}
+            return inbox_counts.owners(conn)
 
     def announced(self, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:
         """Mark the rows of `interrupt_ids` announced; the rows that were not yet (blocking; each once)."""
@@ -238,7 +253,7 @@ class InboxTable:
         started = time.monotonic()
         count = 0
         async for thread in interrupted_threads(client):
-            await self._read(client, str(thread["thread_id"]), thread)
+            await self._read(client, str(thread["thread_id"]), thread, "fill")
             count += 1
         await asyncio.to_thread(self._saw, newest, filled=True)
         logger.info("inbox: filled from %d interrupted threads in %.1f s", count, time.monotonic() - started)
@@ -261,7 +276,7 @@ class InboxTable:
                 newest = max(newest, stamp)
                 thread_id = str(thread["thread_id"])
                 if stamp > seen or not await asyncio.to_thread(self._listed, thread_id, thread):
-                    await self._read(client, thread_id, thread)
+                    await self._read(client, thread_id, thread, "repair")
             else:
                 if len(page) == limit:
                     offset, limit = offset + limit, min(limit * 4, self.CHANGES_PAGE)
@@ -276,15 +291,11 @@ class InboxTable:
             has_rows = conn.scalar(select(inbox.c.thread_id).where(inbox.c.thread_id == thread_id).limit(1))
         return (has_rows is not None) == (thread.get("status") == "interrupted")
 
-    async def _read_marked(self, client: LangGraphClient) -> None:
-        marked = list(self.marks)
-        async for _ in self.entries(client, marked):
-            pass
-
     async def _read(
-        self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None
+        self, client: LangGraphClient, thread_id: str, thread: dict[str, Any] | None, why: str
     ) -> Entry | None:
         """Replace `thread_id`'s rows with what the runtime has now (None: it is gone); settle its mark."""
+        self.reread[why] += 1
         entry = None
         if thread is not None and thread.get("status") == "interrupted":
             try:
@@ -304,7 +315,7 @@ class InboxTable:
         if thread is None:
             self.marks.pop(thread_id, None)
         else:
-            self._settle(thread)
+            await self._settle(client, thread)
         return entry
 
     def _write(self, thread_id: str, entry: Entry | None) -> None:
@@ -315,7 +326,13 @@ class InboxTable:
         storage.retrying(once, f"inbox rows of {thread_id}")
         wrote()
 
-    def _settle(self, thread: dict[str, Any]) -> None:
+    async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
+        """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).
+
+        The runtime may show a thread `idle` while its run still runs (its status set at a checkpoint
+        counts pending runs only): such a thread is asked for its runs before its mark goes, or its
+        pause would wait for the next repair.
+        """
         thread_id = str(thread["thread_id"])
         marked = self.marks.get(thread_id)
         if marked is None or thread.get("status") == "busy":
@@ -325,8 +342,22 @@ class InboxTable:
             moved = stamp is not None and datetime.fromisoformat(str(stamp)) >= marked
         except ValueError:
             moved = True
-        if moved or (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
-            del self.marks[thread_id]
+        if (datetime.now(UTC) - marked).total_seconds() <= self.SETTLE_SECONDS and (
+            not moved or (thread.get("status") == "idle" and await _runs_in_flight(client, thread_id))
+        ):
+            return
+        self.marks.pop(thread_id, None)
+
+
+async def _runs_in_flight(client: LangGraphClient, thread_id: str) -> bool:
+    """Whether a run of `thread_id` is pending or running (unreadable: taken as yes, the mark stays)."""
+    try:
+        for status in ("running", "pending"):
+            if await client.runs.list(thread_id, status=status, limit=1):  # type: ignore[arg-type]
+                return True
+    except Exception:  # noqa: BLE001  (the mark is kept, at most SETTLE_SECONDS)
+        return True
+    return False
 
 
 async def _newest(client: LangGraphClient) -> str:

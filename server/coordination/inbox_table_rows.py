@@ -2,7 +2,8 @@
 
 `replace_rows` makes a thread's rows those of its record now (keeping when each was first listed
 and whether it was announced; none for an interrupt an accepted decision holds); `remove` takes a
-decision's rows out in its own transaction. `written` counts this process's writes (the inbox's
+decision's rows out in its own transaction. Both count what they wrote in the same transaction
+(`server.ledger.inbox_counts`). `written` counts this process's writes (the inbox's
 count cache reads it); `listed_at` remembers when rows read here started waiting (a metric).
 Not for keeping the table current (`inbox_table`) or paging it (`inbox`).
 """
@@ -19,10 +20,11 @@ from sqlalchemy import delete, insert, select
 
 from hitl.recently_used import RecentlyUsed
 from server.coordination.inbox_rows import rows_of
+from server.ledger import inbox_counts
 from server.ledger.storage import decided_interrupts, inbox
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from sqlalchemy import Connection
 
@@ -149,6 +151,7 @@ def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
             )
         )
     }
+    counted = (inbox.c.decided_by, inbox.c.owner, inbox.c.tool)
     kept = []
     for row in rows:
         if row["interrupt_id"] in held:
@@ -161,10 +164,13 @@ def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
             row["row"] = json.dumps({**served, "created_at": earlier.created_at}, default=str)
         kept.append(row)
         listed(thread_id, row["interrupt_id"], row["created_at"])
-    if known:
-        conn.execute(delete(inbox).where(inbox.c.thread_id == thread_id))
+    gone: list[Mapping[Any, Any]] = []
+    if known:  # counted as the rows this statement deleted: a decision may have taken some meanwhile
+        deleting = delete(inbox).where(inbox.c.thread_id == thread_id).returning(*counted)
+        gone = list(conn.execute(deleting).mappings())
     if kept:
         conn.execute(insert(inbox), kept)
+    inbox_counts.changed(conn, kept, gone)
     return len(kept)
 
 
@@ -175,6 +181,8 @@ def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> li
     count of approvals asked: each row is counted once, here or when announced.
     """
     where = (inbox.c.thread_id == thread_id) & inbox.c.interrupt_id.in_(list(interrupt_ids))
-    gone = conn.execute(delete(inbox).where(where).returning(inbox.c.row, inbox.c.noticed)).all()
+    returned = (inbox.c.row, inbox.c.noticed, inbox.c.decided_by, inbox.c.owner, inbox.c.tool)
+    gone = conn.execute(delete(inbox).where(where).returning(*returned)).mappings().all()
+    inbox_counts.changed(conn, [], gone)
     wrote()
-    return [json.loads(row) for row, noticed in gone if not noticed]
+    return [json.loads(row["row"]) for row in gone if not row["noticed"]]

@@ -24,8 +24,9 @@ from langgraph_sdk import get_client
 from hitl.gate.caller import ACTING_FOR_KEY
 from hitl.gate.trusted_state import trusted_receipts
 from server.admission import runs
-from server.admission.runs import admit_run_as, mark, refuse
+from server.admission.runs import admit_run_as, refuse
 from server.coordination import run_starts
+from server.coordination.inbox_table import TABLE
 from server.identity.access import as_server, is_not_found
 from server.records import threads
 from server.runtime.checkpointer import shared_runtime
@@ -221,7 +222,7 @@ async def _create(value: dict[str, Any], *, claimed: bool) -> dict[str, Any]:
         _STARTING.reset(token)
     if claimed:
         await run_starts.moved(thread_id, str(value["run_id"]), str(run["run_id"]))
-    mark(thread_id)  # the server's own run carries no caller, so no auth handler marks it
+    TABLE.mark(thread_id)  # the engine made the server's own run, which no auth handler marks
     return dict(run)
 
 

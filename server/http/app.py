@@ -36,6 +36,7 @@ from server.coordination.inbox_table import TABLE
 from server.coordination.watcher import Watcher
 from server.first_line import review as first_line
 from server.http.auth import authenticate
+from server.http.inbox_marks import MarksOnSuccess
 from server.http.routes import ROUTES
 from server.identity.answerers import check_policies
 from server.identity.tokens import token_of
@@ -189,6 +190,7 @@ app = Starlette(
     middleware=[
         Middleware(TokenRequired),
         Middleware(ClientErrors),
+        Middleware(MarksOnSuccess),
         Middleware(StateWriteCheck),
         Middleware(AssistantChangeCheck),
         Middleware(DeletionRecords),

@@ -15,9 +15,10 @@ from langgraph_sdk import Auth
 from server.admission import allowlist
 from server.admission.deletions import check_thread_deletion
 from server.admission.owners import owned_by, person
-from server.admission.runs import admit_run_as, mark, refuse
+from server.admission.runs import admit_run_as, refuse
 from server.decisions import server_runs
 from server.decisions.pending import ResumeRefused
+from server.http.inbox_marks import mark
 from server.identity.access import is_server
 from server.identity.tokens import identify, token_of
 from server.identity.users import TokenRefused, User, authenticated

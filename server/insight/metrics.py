@@ -4,6 +4,8 @@ Counted where each event happens (the watcher, notices, the audit records as the
 a first-line reviewer's verdicts) into this process's own registry, served at `GET /hitl/metrics`
 to reviewers and supervisors. Each replica counts its own events; Prometheus scrapes every
 replica and sums. Not analytics over history (that is `server.insight.analytics`, from the trail).
+It is one concept, kept whole though long: the process's one registry, every metric the docs' table
+lists defined in one place.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hitl.contracts.records import PERSON_DECISIONS
@@ -23,7 +25,7 @@ from hitl.gate import timing
 from hitl.policy.first_line import is_model_actor
 from hitl.policy.groups import SYSTEM_ACTOR, UNKNOWN_ACTOR
 from server.coordination.inbox_rows import actions_of
-from server.coordination.inbox_table import TABLE
+from server.coordination.inbox_table import READS, TABLE
 from server.coordination.inbox_table_rows import listed_at
 from server.identity.users import ROLES
 
@@ -277,7 +279,30 @@ class PendingCollector(Collector):
         yield gauge
 
 
+class InboxReadsCollector(Collector):
+    """What keeping the inbox table current costs this process: threads read again, threads marked now."""
+
+    def collect(self) -> Iterator[Metric]:
+        """`hitl_inbox_threads_reread_total{why}` and `hitl_inbox_marked_threads`."""
+        reread = CounterMetricFamily(
+            "hitl_inbox_threads_reread",
+            "Threads this process read again from the runtime to keep the inbox table current, by why: "
+            "fill (a new store), repair (changed since the last pass), marks (changed through this "
+            "process), watcher (new or due rows), waited (a request that waited for its run's end).",
+            labels=["why"],
+        )
+        for why in READS:
+            reread.add_metric([why], TABLE.reread[why])
+        yield reread
+        yield GaugeMetricFamily(
+            "hitl_inbox_marked_threads",
+            "Threads marked for reading again now (changed through this process or another replica).",
+            value=len(TABLE.marks),
+        )
+
+
 REGISTRY.register(PendingCollector())
+REGISTRY.register(InboxReadsCollector())
 timing.listen(lambda phase, seconds: GATE_SECONDS.labels(phase=phase).observe(seconds))
 
 

@@ -41,7 +41,7 @@ async def metrics_page(request: Request) -> Response:
     if refusal := _not_staff(request_user(request), "/hitl/metrics"):
         return refusal
     with as_server():
-        await TABLE.sync(get_client())
+        await TABLE.ready(get_client())
     page = await asyncio.to_thread(metrics.exposition)  # the pending gauge is counted in the layer's store
     return Response(page, media_type=CONTENT_TYPE_LATEST)
 

@@ -3,7 +3,8 @@
 Run starts and Slack replays (`hitl_approval_claims`), the watcher's acts and leases
 (`server.coordination.leadership`), the audit trail and its heads (`server.records.trail`), accepted
 decisions and the interrupts they decided (`server.decisions.store`), the notices to deliver
-(`server.coordination.outbox`), the graph each thread runs (`server.records.threads`) and what a
+(`server.coordination.outbox`), the inbox's rows and their counts (`server.coordination.inbox_table`,
+`server.ledger.inbox_counts`), the graph each thread runs (`server.records.threads`) and what a
 first-line reviewer made of each call put to it (`server.first_line`).
 They live in the database `HITL_DATABASE_URL` names (SQLite `DATA_DIR/hitl.db` by default;
 PostgreSQL on replicas), never in the business database: no agent tool, SQL console or business
@@ -169,6 +170,15 @@ inbox = Table(  # one pending call, as the inbox serves it (`server.coordination
     Index("hitl_inbox_by_owner", "owner", "decided_by", "created_at", "thread_id", "interrupt_id"),
     Index("hitl_inbox_by_deadline", "deadline"),
     Index("hitl_inbox_unnoticed", "noticed"),
+)
+
+inbox_counts = Table(  # how many `hitl_inbox` rows each key has, kept with them (`inbox_counts`)
+    "hitl_inbox_counts",
+    METADATA,
+    Column("decided_by", String(200), primary_key=True),  # the group (a role is one) or "owner"
+    Column("owner", String(200), primary_key=True),  # the owner of an "owner" row; '' for a group's
+    Column("tool", String(200), primary_key=True),  # '' for none
+    Column("n", Integer, nullable=False),  # rows of that key now (a key at 0 is deleted)
 )
 
 inbox_seen = Table(  # how far the watchers have read the runtime's thread changes (`inbox_table`)

@@ -181,7 +181,7 @@ async def test_the_request_path_never_waits_for_a_repair_in_progress(store):
     table, runtime = InboxTable(store), SlowRuntime()
     repair = asyncio.create_task(table.refresh(runtime))  # type: ignore[arg-type]
     await runtime.searching.wait()
-    await asyncio.wait_for(table.sync(runtime), timeout=2)  # type: ignore[arg-type]
+    await asyncio.wait_for(table.ready(runtime), timeout=2)  # type: ignore[arg-type]
     assert page(store, REVIEWER, limit="50")[0]
     assert not repair.done()
     runtime.released.set()
