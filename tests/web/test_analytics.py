@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import httpx
 import pytest
 from playwright.async_api import expect
@@ -71,3 +74,47 @@ async def test_a_requester_has_no_dashboard(web):
     await expect(tab.page.get_by_test_id("nav-analytics")).to_have_count(0)
     await tab.page.goto(f"{tab.url}#/analytics")
     await expect(tab.page.get_by_test_id("analytics-error")).to_contain_text("reviewers and supervisors")
+
+
+async def test_a_decision_not_applied_is_listed_and_opens_its_thread(
+    web, server, server_services, requester, server_order
+):
+    """dashboard: an approve given up (its assistant deleted) is listed; its thread's card answers again.
+
+    The outcome of tests/security/test_not_applied.py, seen in Chromium by a supervisor: the tile
+    counts it, the row says why, nothing was refunded; the row's link opens the thread, whose card
+    offers the approval again (the trail's accepted approve no longer answers it).
+    """
+    order_id = server_order(300)
+    async with httpx.AsyncClient(
+        base_url=server.url, timeout=60, verify=tls(), headers={"Authorization": "Bearer dev-supervisor1"}
+    ) as http:
+        made = await http.post("/assistants", json={"graph_id": "support", "name": f"custom-{order_id}"})
+        assistant = made.json()["assistant_id"]
+        thread_id, thread = await start(requester, phrases.refund_in_full(order_id), assistant)
+        later = {
+            "assistant_id": assistant,
+            "command": {"resume": {only_pending(thread)["id"]: {"decisions": [{"type": "approve"}]}}},
+            "after_seconds": 3600,
+        }
+        run = (await http.post(f"/threads/{thread_id}/runs", json=later)).json()
+        await requester.runs.cancel(thread_id, run["run_id"])
+        assert (await http.delete(f"/assistants/{assistant}")).status_code == 204
+
+        deadline = time.monotonic() + 90
+        while not [
+            r for r in (await http.get("/analytics")).json()["not_applied"] if r["thread_id"] == thread_id
+        ]:
+            assert time.monotonic() < deadline, "the reconciler never gave the decision up"
+            await asyncio.sleep(0.5)
+        total = (await http.get("/analytics")).json()["totals"]["not_applied"]
+
+    tab = await web.sign_in("supervisor1")
+    await tab.page.get_by_test_id("nav-analytics").click()
+    await expect(tab.page.get_by_test_id("total-not-applied")).to_have_text(f"{total} not applied")
+    row = tab.page.get_by_test_id("not-applied-row").filter(has_text=thread_id[:8])
+    await expect(row).to_contain_text("no longer exists")
+    assert server_services.payments.refunds_for(order_id) == []
+    await row.get_by_role("link").click()
+    # the approval waits again: the trail's accepted approve, given up since, no longer answers it
+    await expect(tab.page.get_by_test_id("decision-approve")).to_be_enabled()

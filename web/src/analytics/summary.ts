@@ -58,6 +58,17 @@ export interface FirstLineRow {
   p90_ms: number | null;
 }
 
+/** A decision the server accepted and could not apply (server/insight/unapplied.py), for a supervisor to look at. */
+export interface NotApplied {
+  thread_id: string;
+  interrupt_id: string;
+  agent: string;
+  tool: string;
+  outcome: string;
+  at: string;
+  why: string;
+}
+
 export interface AnalyticsSummary {
   since: string;
   until: string;
@@ -70,13 +81,16 @@ export interface AnalyticsSummary {
     rejected_rate: number;
     rejected_min_decisions: number;
   };
-  totals: GroupStats & { refused: number; escalated: number };
+  /** `not_applied` absent from servers before withdrawals' runs were recorded when they could not start. */
+  totals: GroupStats & { refused: number; escalated: number; not_applied?: number };
   by_tool: ToolStats[];
   by_agent: AgentStats[];
   by_reviewer: ReviewerStats[];
   by_day: DayCounts[];
   rubber_stamp: { quick_approvals: number; quick_approval_rate: number; reviewers_approving_nearly_all: string[] };
   often_rejected: { tool: string; decisions: number; reject_rate: number }[];
+  /** Newest first; absent from servers before it was recorded (as `totals.not_applied`). */
+  not_applied?: NotApplied[];
   /** Absent from servers before the first-line reviewer. */
   first_line?: { totals: FirstLineRow; by_tool: FirstLineRow[] };
 }

@@ -37,4 +37,20 @@ describe("receipts from the audit trail", () => {
     ];
     expect(acceptedRecords(records).map((r) => r.interrupt_id)).toEqual(["d", "e"]);
   });
+
+  it("an answer the server gave up later (not_applied naming its interrupt) answers nothing: it waits again", () => {
+    const approved = auditRecord({ interrupt_id: "int-2", decision: "approve", decided_at: "2026-12-07T10:00:00+00:00" });
+    const other = auditRecord({ interrupt_id: "int-3", decision: "approve", decided_at: "2026-12-07T10:00:00+00:00" });
+    const givenUp = auditRecord({
+      interrupt_id: "int-1,int-2",
+      decision: "not_applied",
+      outcome: "failed",
+      reviewer: "system",
+      decided_at: "2026-12-07T10:05:00+00:00",
+    });
+    const answeredAgain = { ...approved, reviewer: "reviewer1", decided_at: "2026-12-07T10:09:00+00:00" };
+    expect(acceptedRecords([approved, other, givenUp]).map((r) => r.interrupt_id)).toEqual(["int-3"]);
+    expect(isAnswered(pending, acceptedRecords([approved, givenUp]), new Set())).toBe(false);
+    expect(acceptedRecords([approved, givenUp, answeredAgain]).map((r) => r.reviewer)).toEqual(["reviewer1"]);
+  });
 });

@@ -15,11 +15,24 @@ export function receiptsFromValues(values: unknown): ApprovalReceipt[] {
 /**
  * Audit records that are receipts: accepted answers only. Refused attempts answer nothing, and
  * neither do the trail's other events (an escalation, a policy change, a state write, an allowance).
+ * An answer the server gave up later (a `not_applied` record naming its interrupt, e.g. its
+ * assistant was deleted before its run came) answers nothing either: the approval waits again.
  */
 export function acceptedRecords(records: AuditRecord[]): ApprovalReceipt[] {
   return records
     .filter((record) => record.outcome === "accepted" && isRecordedDecision(record.decision))
+    .filter((record) => !givenUpLater(record, records))
     .map(({ thread_id: _thread, outcome: _outcome, refusal: _refusal, ...receipt }) => receipt);
+}
+
+/** Whether a `not_applied` record after `record` names its interrupt (the server's is comma-joined). */
+function givenUpLater(record: AuditRecord, records: AuditRecord[]): boolean {
+  return records.some(
+    (later) =>
+      later.decision === "not_applied" &&
+      later.decided_at >= record.decided_at &&
+      later.interrupt_id.split(",").includes(record.interrupt_id),
+  );
 }
 
 export const receiptKey = (r: ApprovalReceipt) => `${r.interrupt_id}|${r.tool_call_id}|${r.tool}`;

@@ -12,7 +12,7 @@ const summary: AnalyticsSummary = {
   agent: null,
   tool: null,
   thresholds: { quick_seconds: 5, stamp_rate: 0.95, stamp_min_decisions: 5, rejected_rate: 0.5, rejected_min_decisions: 3 },
-  totals: { ...timings, ...quarter, refused: 2, escalated: 1 },
+  totals: { ...timings, ...quarter, refused: 2, escalated: 1, not_applied: 1 },
   by_tool: [
     {
       tool: "pay_invoice",
@@ -37,6 +37,17 @@ const summary: AnalyticsSummary = {
   by_day: [{ day: "2026-11-29", ...zero, approve: 1, edit: 1, reject: 1, expire: 1 }],
   rubber_stamp: { quick_approvals: 1, quick_approval_rate: 1, reviewers_approving_nearly_all: [] },
   often_rejected: [],
+  not_applied: [
+    {
+      thread_id: "3f1c9a0e-5b7d-4c2a-9e61-0d8b7f2a4c11",
+      interrupt_id: "int-1",
+      agent: "support",
+      tool: "issue_refund",
+      outcome: "failed",
+      at: "2026-11-29T10:15:00+00:00",
+      why: "requester1's withdrawal could not start its run: the assistant is gone",
+    },
+  ],
 };
 
 let requests: string[];
@@ -93,6 +104,12 @@ describe("analytics dashboard", () => {
       "reviewer1", "2", "31 s", "54 s", ...rates, "1",
     ]);
     expect(screen.getByTestId("signal-rejected").textContent).toContain("none");
+    expect(screen.getByTestId("total-not-applied").textContent).toBe("1 not applied");
+    const unapplied = screen.getByTestId("not-applied-row");
+    expect(within(unapplied).getByText(/the assistant is gone/)).toBeTruthy();
+    expect(within(unapplied).getByRole("link").getAttribute("href")).toBe(
+      "#/threads/3f1c9a0e-5b7d-4c2a-9e61-0d8b7f2a4c11?agent=support",
+    );
     expect(screen.getByTestId("chart-by-tool").querySelector("svg")).toBeTruthy();
     expect(requests.filter((r) => r.startsWith("/analytics"))).toEqual(["/analytics?since=7d"]);
 

@@ -1,7 +1,7 @@
 /** The dashboard (`#/analytics`): how approvals were decided in a period, with the numbers of `GET /analytics`. */
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from "recharts";
-import { KINDS, type AnalyticsSummary, type Kind, duration, percent } from "../analytics/summary";
+import { KINDS, type AnalyticsSummary, type Kind, type NotApplied, duration, percent } from "../analytics/summary";
 import { AgentFilter } from "../components/AgentFilter";
 import { FirstLineStats } from "../components/FirstLineStats";
 import { useAgents } from "../hooks/useAgents";
@@ -174,6 +174,42 @@ function Signals({ summary }: { summary: AnalyticsSummary }) {
   );
 }
 
+/** Decisions accepted and not applied (a withdrawal whose run could not start, …): each opens its thread. */
+function NotAppliedList({ rows }: { rows: NotApplied[] }) {
+  if (rows.length === 0) return null;
+  return (
+    <section data-testid="analytics-not-applied">
+      <h3>Accepted but not applied</h3>
+      <table>
+        <thead>
+          <tr>
+            <th>when</th>
+            <th>thread</th>
+            <th>agent</th>
+            <th>tool</th>
+            <th>why</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={`${row.thread_id}:${row.interrupt_id}:${row.at}`} data-testid="not-applied-row">
+              <td>{row.at.slice(0, 19).replace("T", " ")}</td>
+              <td>
+                <a href={`#/threads/${encodeURIComponent(row.thread_id)}?agent=${encodeURIComponent(row.agent)}`}>
+                  {row.thread_id.slice(0, 8)}
+                </a>
+              </td>
+              <td>{row.agent}</td>
+              <td>{row.tool}</td>
+              <td>{row.why}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 export function AnalyticsPage({ token }: { token: string }) {
   const [period, setPeriod] = useState<Period>("7d");
   const [agent, setAgent] = useState("");
@@ -235,6 +271,11 @@ export function AnalyticsPage({ token }: { token: string }) {
             <div className="tile" data-testid="total-escalated">
               <strong>{totals.escalated}</strong> escalated
             </div>
+            {totals.not_applied !== undefined && (
+              <div className="tile" data-testid="total-not-applied">
+                <strong>{totals.not_applied}</strong> not applied
+              </div>
+            )}
           </div>
           {totals.decisions === 0 ? (
             <p className="muted" data-testid="analytics-empty">
@@ -253,6 +294,7 @@ export function AnalyticsPage({ token }: { token: string }) {
               <Signals summary={summary} />
             </>
           )}
+          <NotAppliedList rows={summary.not_applied ?? []} />
           <FirstLineStats rows={summary.first_line?.by_tool ?? []} />
         </>
       )}
