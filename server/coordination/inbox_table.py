@@ -307,10 +307,13 @@ class InboxTable:
             entry = Entry(
                 thread, pending, {i: e for i, e in escalations.items() if i in {p.id for p in pending}}
             )
+        read_at = None if thread is None else utc_stamp(thread.get("updated_at")) or ""
         try:
-            await asyncio.to_thread(self._write, thread_id, entry)
+            written = await asyncio.to_thread(self._write, thread_id, entry, read_at)
         except Exception:  # a thread the table cannot take is skipped, never the whole inbox
             logger.exception("inbox: skipping thread %s, its rows could not be written", thread_id)
+            return None
+        if not written:  # a newer record of it was written meanwhile; its mark stays until one settles it
             return None
         if thread is None:
             self.marks.pop(thread_id, None)
@@ -318,13 +321,17 @@ class InboxTable:
             await self._settle(client, thread)
         return entry
 
-    def _write(self, thread_id: str, entry: Entry | None) -> None:
-        def once() -> int:
-            with self.engine.begin() as conn:
-                return replace_rows(conn, thread_id, entry)
+    def _write(self, thread_id: str, entry: Entry | None, read_at: str | None) -> bool:
+        """Replace `thread_id`'s rows from its record of `read_at`; False if a newer record's are there."""
 
-        storage.retrying(once, f"inbox rows of {thread_id}")
+        def once() -> int | None:
+            with self.engine.begin() as conn:
+                return replace_rows(conn, thread_id, entry, read_at=read_at)
+
+        if storage.retrying(once, f"inbox rows of {thread_id}") is None:
+            return False
         wrote()
+        return True
 
     async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
         """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).

@@ -13,7 +13,7 @@ from sqlalchemy import case, create_engine, delete, func, literal, select
 
 from server.coordination.inbox import InboxQuery, read_counts
 from server.coordination.inbox_table import InboxTable
-from server.coordination.inbox_table_rows import remove, replace_rows
+from server.coordination.inbox_table_rows import remove, replace_rows, utc_stamp
 from server.identity.users import User
 from server.ledger import inbox_counts, storage
 from server.ledger.storage import inbox, store_marks
@@ -53,7 +53,7 @@ def test_counts_follow_every_insert_rewrite_and_removal(store):
     """300 random writes (pauses, rewrites to other deciders, decisions, threads gone): counts == count(*)."""
     draws = random.Random(58)  # noqa: S311  (a test's data)
     threads: dict[str, object] = {}
-    for _ in range(300):
+    for step in range(300):
         action = draws.random()
         if action < 0.5 or not threads:
             entry = paused(draws.choice(GROUPS), draws.choice(OWNERS), tool=draws.choice(TOOLS))
@@ -66,12 +66,12 @@ def test_counts_follow_every_insert_rewrite_and_removal(store):
             if action < 0.7:  # the thread read again: its decider changed (an escalation)
                 again = paused(draws.choice(GROUPS), draws.choice(OWNERS), tool=draws.choice(TOOLS))
                 again.thread["thread_id"] = thread_id
-                replace_rows(conn, thread_id, again)
+                replace_rows(conn, thread_id, again, read_at=utc_stamp(f"2026-12-06T00:00:00.{step:06d}"))
             elif action < 0.85:  # a decision takes its rows out
                 remove(conn, thread_id, [p.id for p in entry.pending])  # type: ignore[attr-defined]
                 del threads[thread_id]
             else:  # the thread is gone
-                replace_rows(conn, thread_id, None)
+                replace_rows(conn, thread_id, None, read_at=None)
                 del threads[thread_id]
         assert kept(store) == counted_rows(store)
     assert sum(counted_rows(store).values()) > 0
