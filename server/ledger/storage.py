@@ -181,11 +181,11 @@ inbox_counts = Table(  # how many `hitl_inbox` rows each key has, kept with them
     Column("n", Integer, nullable=False),  # rows of that key now (a key at 0 is deleted)
 )
 
-inbox_read = Table(  # which record of each thread its `hitl_inbox` rows were last written from (`inbox_table_rows`)
+inbox_read = Table(  # the record of each thread its `hitl_inbox` rows came from (`inbox_table_rows`)
     "hitl_inbox_read",
     METADATA,
     Column("thread_id", String(200), primary_key=True),
-    Column("read_at", String(40), nullable=False),  # the record's `updated_at`, ISO UTC: an older one is not written
+    Column("read_at", String(40), nullable=False),  # its `updated_at`, ISO UTC: no older record is written
 )
 
 inbox_seen = Table(  # how far the watchers have read the runtime's thread changes (`inbox_table`)

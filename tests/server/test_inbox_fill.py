@@ -76,7 +76,7 @@ async def interrupted_ids(client: LangGraphClient) -> set[str]:
 
 
 async def test_every_thread_paused_in_a_fill_has_its_rows_and_the_counts_are_count(server):
-    """fill: 600 pauses; once quiet, `hitl_inbox` has rows of exactly the interrupted threads, counts == count(*)."""
+    """fill: 600 pauses; once quiet, `hitl_inbox` has rows of just the interrupted threads; counts == rows."""
     async with user_clients(server.url) as make:
         requester, reviewer = make("requester1"), make("reviewer1")
         await fill(requester, server)

@@ -51,7 +51,8 @@ def paused(role: str, owner: str = "requester1", minute: int = 0, tool: str = "i
 def put(store, *entries: Entry) -> None:
     for entry in entries:
         with store.begin() as conn:
-            replace_rows(conn, entry.thread["thread_id"], entry, read_at=utc_stamp(entry.thread["updated_at"]))
+            read_at = utc_stamp(entry.thread["updated_at"])
+            replace_rows(conn, entry.thread["thread_id"], entry, read_at=read_at)
 
 
 def page(store, user: User, **params: str) -> tuple[list[str], bool]:
@@ -108,7 +109,7 @@ def test_a_rewrite_keeps_when_a_row_was_first_listed_and_that_it_was_announced(s
 
 
 def test_a_record_older_than_the_one_the_rows_came_from_is_not_written(store):
-    """stale: the thread's `busy` record read before its pause does not delete the pause's rows; a newer does."""
+    """stale: a `busy` record read before the pause does not delete the pause's rows; a newer record does."""
     pause = paused("reviewer", minute=5)
     thread_id = pause.thread["thread_id"]
     put(store, pause)
