@@ -313,7 +313,8 @@ class InboxTable:
         except Exception:  # a thread the table cannot take is skipped, never the whole inbox
             logger.exception("inbox: skipping thread %s, its rows could not be written", thread_id)
             return None
-        if not written:  # a newer record of it was written meanwhile; its mark stays until one settles it
+        if not written:  # a newer record was written meanwhile: a read of it settles the mark
+            self._drop_if_old(thread_id)
             return None
         if thread is None:
             self.marks.pop(thread_id, None)
@@ -332,6 +333,12 @@ class InboxTable:
             return False
         wrote()
         return True
+
+    def _drop_if_old(self, thread_id: str) -> None:
+        """Drop `thread_id`'s mark once older than `SETTLE_SECONDS` (were the runtime's clock set back)."""
+        marked = self.marks.get(thread_id)
+        if marked is not None and (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
+            self.marks.pop(thread_id, None)
 
     async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
         """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).

@@ -7,6 +7,7 @@ a `GROUP BY` over `hitl_inbox`, and read as `GET /inbox` reads them (`read_count
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from sqlalchemy import case, create_engine, delete, func, literal, select
@@ -112,3 +113,36 @@ def test_a_store_with_rows_and_no_counts_is_counted_once(store):
     inbox_counts._COUNTED.discard(store)  # noqa: SLF001  (a new process on the same store)
     inbox_counts.counted(store)
     assert "owner" not in {key[0] for key in kept(store)}  # the mark stands: not counted twice
+
+
+def test_writers_of_one_thread_at_once_take_turns_and_the_newest_record_stays(store):
+    """race: 4 writers x 100 records of one thread at once: no write fails, the newest record's rows stay."""
+    entry = paused("reviewer")
+    thread_id = entry.thread["thread_id"]
+    failures: list[Exception] = []
+    written: list[tuple[str, bool]] = []
+
+    def writer(seed: int) -> None:
+        draws = random.Random(seed)  # noqa: S311  (a test's data)
+        for n in range(100):  # each record's stamp its own (the microseconds name the writer and the write)
+            read_at = utc_stamp(
+                f"2026-12-06T00:{draws.randrange(60):02d}:{draws.randrange(60):02d}.{seed}{n:05d}"
+            )
+            waiting = draws.random() < 0.5  # the record shows the pause, or the thread busy again
+            try:
+                with store.begin() as conn:
+                    if replace_rows(conn, thread_id, entry if waiting else None, read_at=read_at) is not None:
+                        written.append((str(read_at), waiting))
+            except Exception as failure:  # noqa: BLE001  (counted: there must be none)
+                failures.append(failure)
+
+    writers = [threading.Thread(target=writer, args=(seed,)) for seed in range(4)]
+    for running in writers:
+        running.start()
+    for running in writers:
+        running.join()
+    assert failures == []
+    newest = max(written)
+    assert all(stamp <= newest[0] for stamp, _ in written)
+    assert sum(counted_rows(store).values()) == (1 if newest[1] else 0)
+    assert kept(store) == counted_rows(store)
