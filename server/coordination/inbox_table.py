@@ -19,6 +19,10 @@ proportional to the queue at start. Rows are written from the runtime, never fro
   had rows (a new one, or one an older release kept in memory) is filled once from every
   interrupted thread.
 
+The three run side by side and await between reading a thread and writing its rows; a thread's rows
+are never written from a record older than the one they came from (`inbox_table_rows.replace_rows`),
+and a reader whose record was older leaves the mark for a newer read to settle.
+
 It is one concept: the table kept current from the runtime, by each of the three ways above.
 Not for building a row (`inbox_rows`), writing one (`inbox_table_rows`) or serving a page (`inbox`).
 """
