@@ -19,6 +19,10 @@ proportional to the queue at start. Rows are written from the runtime, never fro
   had rows (a new one, or one an older release kept in memory) is filled once from every
   interrupted thread.
 
+The three run side by side and await between reading a thread and writing its rows; a thread's rows
+are never written from a record older than the one they came from (`inbox_table_rows.replace_rows`),
+and a reader whose record was older leaves the mark for a newer read to settle.
+
 It is one concept: the table kept current from the runtime, by each of the three ways above.
 Not for building a row (`inbox_rows`), writing one (`inbox_table_rows`) or serving a page (`inbox`).
 """
@@ -307,10 +311,14 @@ class InboxTable:
             entry = Entry(
                 thread, pending, {i: e for i, e in escalations.items() if i in {p.id for p in pending}}
             )
+        read_at = None if thread is None else utc_stamp(thread.get("updated_at")) or ""
         try:
-            await asyncio.to_thread(self._write, thread_id, entry)
+            written = await asyncio.to_thread(self._write, thread_id, entry, read_at)
         except Exception:  # a thread the table cannot take is skipped, never the whole inbox
             logger.exception("inbox: skipping thread %s, its rows could not be written", thread_id)
+            return None
+        if not written:  # a newer record was written meanwhile: a read of it settles the mark
+            self._drop_if_old(thread_id)
             return None
         if thread is None:
             self.marks.pop(thread_id, None)
@@ -318,13 +326,23 @@ class InboxTable:
             await self._settle(client, thread)
         return entry
 
-    def _write(self, thread_id: str, entry: Entry | None) -> None:
-        def once() -> int:
-            with self.engine.begin() as conn:
-                return replace_rows(conn, thread_id, entry)
+    def _write(self, thread_id: str, entry: Entry | None, read_at: str | None) -> bool:
+        """Replace `thread_id`'s rows from its record of `read_at`; False if a newer record's are there."""
 
-        storage.retrying(once, f"inbox rows of {thread_id}")
+        def once() -> int | None:
+            with self.engine.begin() as conn:
+                return replace_rows(conn, thread_id, entry, read_at=read_at)
+
+        if storage.retrying(once, f"inbox rows of {thread_id}") is None:
+            return False
         wrote()
+        return True
+
+    def _drop_if_old(self, thread_id: str) -> None:
+        """Drop `thread_id`'s mark once older than `SETTLE_SECONDS` (were the runtime's clock set back)."""
+        marked = self.marks.get(thread_id)
+        if marked is not None and (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
+            self.marks.pop(thread_id, None)
 
     async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
         """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).

@@ -1,7 +1,8 @@
 """The rows of the inbox table (`hitl_inbox`): built from a thread as the runtime has it, replaced, removed.
 
 `replace_rows` makes a thread's rows those of its record now (keeping when each was first listed
-and whether it was announced; none for an interrupt an accepted decision holds); `remove` takes a
+and whether it was announced; none for an interrupt an accepted decision holds; never from a record
+older than the one they were last written from, `hitl_inbox_read`); `remove` takes a
 decision's rows out in its own transaction. Both count what they wrote in the same transaction
 (`server.ledger.inbox_counts`). `written` counts this process's writes (the inbox's
 count cache reads it); `listed_at` remembers when rows read here started waiting (a metric).
@@ -17,11 +18,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from hitl.recently_used import RecentlyUsed
 from server.coordination.inbox_rows import rows_of
 from server.ledger import inbox_counts
-from server.ledger.storage import decided_interrupts, inbox
+from server.ledger.storage import decided_interrupts, inbox, inbox_read
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -128,12 +130,20 @@ def table_rows(entry: Entry, now: float) -> list[dict[str, Any]]:
     return rows
 
 
-def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
+def replace_rows(conn: Connection, thread_id: str, entry: Entry | None, *, read_at: str | None) -> int | None:
     """Make `thread_id`'s rows those of `entry` (None: none) in `conn`'s transaction; how many there are.
 
+    `read_at` is the `updated_at` (`utc_stamp`) of the thread's record `entry` was read from (None:
+    the thread is gone). Readers run side by side (the marks, a repair, a waited request, another
+    replica), each awaiting between its read and its write: a record older than the one the rows
+    were last written from is not written (None), or a reader holding a thread's `busy` record
+    would delete the rows of the pause another reader wrote after it. The check is the
+    transaction's first statement, so writers of one thread take turns from there on.
     A row keeps when it was first listed and whether it was announced; an interrupt an accepted
     decision holds (`hitl_decided_interrupts`) gets no row.
     """
+    if not _newest_read(conn, thread_id, read_at):
+        return None
     rows = table_rows(entry, time.time()) if entry is not None else []
     held: set[str] = set()
     if rows:
@@ -172,6 +182,21 @@ def replace_rows(conn: Connection, thread_id: str, entry: Entry | None) -> int:
         conn.execute(insert(inbox), kept)
     inbox_counts.changed(conn, kept, gone)
     return len(kept)
+
+
+def _newest_read(conn: Connection, thread_id: str, read_at: str | None) -> bool:
+    """Record `read_at` as the record `thread_id`'s rows are written from, unless a newer one was (False)."""
+    if read_at is None:
+        conn.execute(delete(inbox_read).where(inbox_read.c.thread_id == thread_id))
+        return True
+    upsert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    statement = upsert(inbox_read).values(thread_id=thread_id, read_at=read_at)
+    statement = statement.on_conflict_do_update(
+        index_elements=[inbox_read.c.thread_id],
+        set_={"read_at": statement.excluded.read_at},
+        where=inbox_read.c.read_at <= statement.excluded.read_at,
+    )
+    return conn.scalar(statement.returning(inbox_read.c.thread_id)) is not None
 
 
 def remove(conn: Connection, thread_id: str, interrupt_ids: Iterable[str]) -> list[dict[str, Any]]:

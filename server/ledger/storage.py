@@ -181,6 +181,13 @@ inbox_counts = Table(  # how many `hitl_inbox` rows each key has, kept with them
     Column("n", Integer, nullable=False),  # rows of that key now (a key at 0 is deleted)
 )
 
+inbox_read = Table(  # the record of each thread its `hitl_inbox` rows came from (`inbox_table_rows`)
+    "hitl_inbox_read",
+    METADATA,
+    Column("thread_id", String(200), primary_key=True),
+    Column("read_at", String(40), nullable=False),  # its `updated_at`, ISO UTC: no older record is written
+)
+
 inbox_seen = Table(  # how far the watchers have read the runtime's thread changes (`inbox_table`)
     "hitl_inbox_seen",
     METADATA,

@@ -7,13 +7,14 @@ a `GROUP BY` over `hitl_inbox`, and read as `GET /inbox` reads them (`read_count
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from sqlalchemy import case, create_engine, delete, func, literal, select
 
 from server.coordination.inbox import InboxQuery, read_counts
 from server.coordination.inbox_table import InboxTable
-from server.coordination.inbox_table_rows import remove, replace_rows
+from server.coordination.inbox_table_rows import remove, replace_rows, utc_stamp
 from server.identity.users import User
 from server.ledger import inbox_counts, storage
 from server.ledger.storage import inbox, store_marks
@@ -53,7 +54,7 @@ def test_counts_follow_every_insert_rewrite_and_removal(store):
     """300 random writes (pauses, rewrites to other deciders, decisions, threads gone): counts == count(*)."""
     draws = random.Random(58)  # noqa: S311  (a test's data)
     threads: dict[str, object] = {}
-    for _ in range(300):
+    for step in range(300):
         action = draws.random()
         if action < 0.5 or not threads:
             entry = paused(draws.choice(GROUPS), draws.choice(OWNERS), tool=draws.choice(TOOLS))
@@ -66,12 +67,12 @@ def test_counts_follow_every_insert_rewrite_and_removal(store):
             if action < 0.7:  # the thread read again: its decider changed (an escalation)
                 again = paused(draws.choice(GROUPS), draws.choice(OWNERS), tool=draws.choice(TOOLS))
                 again.thread["thread_id"] = thread_id
-                replace_rows(conn, thread_id, again)
+                replace_rows(conn, thread_id, again, read_at=utc_stamp(f"2026-12-06T00:00:00.{step:06d}"))
             elif action < 0.85:  # a decision takes its rows out
                 remove(conn, thread_id, [p.id for p in entry.pending])  # type: ignore[attr-defined]
                 del threads[thread_id]
             else:  # the thread is gone
-                replace_rows(conn, thread_id, None)
+                replace_rows(conn, thread_id, None, read_at=None)
                 del threads[thread_id]
         assert kept(store) == counted_rows(store)
     assert sum(counted_rows(store).values()) > 0
@@ -112,3 +113,36 @@ def test_a_store_with_rows_and_no_counts_is_counted_once(store):
     inbox_counts._COUNTED.discard(store)  # noqa: SLF001  (a new process on the same store)
     inbox_counts.counted(store)
     assert "owner" not in {key[0] for key in kept(store)}  # the mark stands: not counted twice
+
+
+def test_writers_of_one_thread_at_once_take_turns_and_the_newest_record_stays(store):
+    """race: 4 writers x 100 records of one thread at once: no write fails, the newest record's rows stay."""
+    entry = paused("reviewer")
+    thread_id = entry.thread["thread_id"]
+    failures: list[Exception] = []
+    written: list[tuple[str, bool]] = []
+
+    def writer(seed: int) -> None:
+        draws = random.Random(seed)  # noqa: S311  (a test's data)
+        for n in range(100):  # each record's stamp its own (the microseconds name the writer and the write)
+            read_at = utc_stamp(
+                f"2026-12-06T00:{draws.randrange(60):02d}:{draws.randrange(60):02d}.{seed}{n:05d}"
+            )
+            waiting = draws.random() < 0.5  # the record shows the pause, or the thread busy again
+            try:
+                with store.begin() as conn:
+                    if replace_rows(conn, thread_id, entry if waiting else None, read_at=read_at) is not None:
+                        written.append((str(read_at), waiting))
+            except Exception as failure:  # noqa: BLE001  (counted: there must be none)
+                failures.append(failure)
+
+    writers = [threading.Thread(target=writer, args=(seed,)) for seed in range(4)]
+    for running in writers:
+        running.start()
+    for running in writers:
+        running.join()
+    assert failures == []
+    newest = max(written)
+    assert all(stamp <= newest[0] for stamp, _ in written)
+    assert sum(counted_rows(store).values()) == (1 if newest[1] else 0)
+    assert kept(store) == counted_rows(store)

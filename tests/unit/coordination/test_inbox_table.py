@@ -51,7 +51,8 @@ def paused(role: str, owner: str = "requester1", minute: int = 0, tool: str = "i
 def put(store, *entries: Entry) -> None:
     for entry in entries:
         with store.begin() as conn:
-            replace_rows(conn, entry.thread["thread_id"], entry)
+            read_at = utc_stamp(entry.thread["updated_at"])
+            replace_rows(conn, entry.thread["thread_id"], entry, read_at=read_at)
 
 
 def page(store, user: User, **params: str) -> tuple[list[str], bool]:
@@ -105,6 +106,24 @@ def test_a_rewrite_keeps_when_a_row_was_first_listed_and_that_it_was_announced(s
     with store.connect() as conn:
         [(created, noticed)] = conn.execute(select(inbox.c.created_at, inbox.c.noticed)).all()
     assert (created, noticed) == (utc_stamp("2026-12-05T08:05:00+00:00"), 1)
+
+
+def test_a_record_older_than_the_one_the_rows_came_from_is_not_written(store):
+    """stale: a `busy` record read before the pause does not delete the pause's rows; a newer record does."""
+    pause = paused("reviewer", minute=5)
+    thread_id = pause.thread["thread_id"]
+    put(store, pause)
+    with store.begin() as conn:
+        assert replace_rows(conn, thread_id, None, read_at=utc_stamp("2026-12-05T08:04:59+00:00")) is None
+        assert replace_rows(conn, thread_id, pause, read_at=utc_stamp(pause.thread["updated_at"])) == 1
+    assert page(store, REVIEWER, limit="50")[0] == [thread_id]
+    with store.begin() as conn:  # its run resumed: the newer record has no pause
+        assert replace_rows(conn, thread_id, None, read_at=utc_stamp("2026-12-05T08:06:00+00:00")) == 0
+        assert replace_rows(conn, thread_id, pause, read_at=utc_stamp(pause.thread["updated_at"])) is None
+    assert page(store, REVIEWER, limit="50")[0] == []
+    with store.begin() as conn:  # the thread is gone: whatever record comes next is written
+        replace_rows(conn, thread_id, None, read_at=None)
+        assert replace_rows(conn, thread_id, pause, read_at=utc_stamp(pause.thread["updated_at"])) == 1
 
 
 def test_an_interrupt_an_accepted_decision_holds_gets_no_row_and_a_decision_removes_its_own(store):
