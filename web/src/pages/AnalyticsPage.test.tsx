@@ -41,8 +41,8 @@ const summary: AnalyticsSummary = {
     {
       thread_id: "3f1c9a0e-5b7d-4c2a-9e61-0d8b7f2a4c11",
       interrupt_id: "int-1",
-      agent: "support",
-      tool: "issue_refund",
+      agent: "invoices",
+      tool: "pay_invoice",
       outcome: "failed",
       at: "2026-11-29T10:15:00+00:00",
       why: "requester1's withdrawal could not start its run: the assistant is gone",
@@ -108,7 +108,7 @@ describe("analytics dashboard", () => {
     const unapplied = screen.getByTestId("not-applied-row");
     expect(within(unapplied).getByText(/the assistant is gone/)).toBeTruthy();
     expect(within(unapplied).getByRole("link").getAttribute("href")).toBe(
-      "#/threads/3f1c9a0e-5b7d-4c2a-9e61-0d8b7f2a4c11?agent=support",
+      "#/threads/3f1c9a0e-5b7d-4c2a-9e61-0d8b7f2a4c11?agent=invoices",
     );
     expect(screen.getByTestId("chart-by-tool").querySelector("svg")).toBeTruthy();
     expect(requests.filter((r) => r.startsWith("/analytics"))).toEqual(["/analytics?since=7d"]);
