@@ -3,7 +3,8 @@
 A DELETE the server refuses (409: the thread holds a pending approval) or a PATCH the engine
 answers 404 (another person's thread) changes nothing, so the inbox table has nothing to read
 again: `hitl_inbox_marked_threads` stays 0 and `hitl_inbox_threads_reread_total` does not move,
-while a reviewer's `GET /inbox` still lists every pause. A write the engine makes is still read.
+while a reviewer's `GET /inbox` still lists every pause. A write the engine makes is still read
+(`test_inbox_marks_made`).
 """
 
 from __future__ import annotations
@@ -155,29 +156,3 @@ async def test_a_thousand_refused_writes_mark_nothing_and_a_page_rereads_no_thre
     assert all(server_services.payments.refunds_for(order) == [] for order in orders)
     for thread_id in paused:
         assert (await requester.threads.get(thread_id))["status"] == "interrupted"
-
-
-async def test_a_write_the_engine_makes_is_marked_and_a_waited_run_is_listed_at_once(
-    server, client_as, server_services
-):
-    """A PATCH the engine makes (200, the owner's own) is read again by its mark; runs/wait lists its pause.
-
-    The caller that waited for the run (`runs/wait`) finds its pause in the inbox on its next request:
-    the thread was read before the wait answered (`waited`), not by the page.
-    """
-    requester = client_as("requester1")
-    before = (await reads_by_why(server))[0].get("waited", 0)
-    thread_id, _ = await start(requester, phrases.refund_in_full(add_order(server_services, 300)))
-    assert (await reads_by_why(server))[0]["waited"] > before
-    async with http(server, "reviewer1") as reviewer:
-        page = (await reviewer.get("/inbox", params={"limit": 500})).json()
-    assert thread_id in {item["thread_id"] for item in page["items"]}
-    await quiet(server)
-    marks = (await reads_by_why(server))[0]["marks"]
-    await requester.threads.update(thread_id, metadata={"topic": "late parcel"})
-    deadline = time.monotonic() + 10
-    now = marks
-    while now == marks and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-        now = (await reads_by_why(server))[0]["marks"]
-    assert now > marks
