@@ -13,8 +13,10 @@ import signal
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import delete, text
 
+from server.ledger import inbox_counts
+from server.ledger.storage import inbox, inbox_read
 from tests.conftest import add_order
 from tests.replicas.conftest import approve, http, inbox_threads, pause_refund, until
 
@@ -31,6 +33,30 @@ def rows(layer, thread_id: str) -> int:
         return conn.scalar(text("SELECT count(*) FROM hitl_inbox WHERE thread_id = :t"), {"t": thread_id})
 
 
+def unwritten(layer, thread_id: str, before: str) -> int:
+    """Undo what A wrote of the pause (rows, their counts, which record they came from) and the watermark.
+
+    B may list the thread again at any moment (A's mark reached it; its watcher passes every second).
+    The first statement takes the thread's `hitl_inbox_read` row, the one every writer of its rows
+    upserts first (`inbox_table_rows.replace_rows`): a write of B's under way is waited for and its
+    rows deleted next, and B's next one waits for this transaction. The rows left are counted inside it.
+    """
+    with layer.begin() as conn:
+        conn.execute(delete(inbox_read).where(inbox_read.c.thread_id == thread_id))
+        gone = (
+            conn.execute(
+                delete(inbox)
+                .where(inbox.c.thread_id == thread_id)
+                .returning(inbox.c.decided_by, inbox.c.owner, inbox.c.tool)
+            )
+            .mappings()
+            .all()
+        )
+        inbox_counts.changed(conn, [], gone)
+        conn.execute(text("UPDATE hitl_inbox_seen SET seen_until = :s"), {"s": before})
+        return conn.scalar(text("SELECT count(*) FROM hitl_inbox WHERE thread_id = :t"), {"t": thread_id})
+
+
 async def test_a_pause_whose_replica_died_before_its_row_is_listed_by_the_next_watcher_pass(
     replicas, business, layer
 ):
@@ -41,11 +67,7 @@ async def test_a_pause_whose_replica_died_before_its_row_is_listed_by_the_next_w
     async with http(a, "requester1") as requester:
         thread_id, interrupt_id = await pause_refund(requester, order_id)
     replicas.stop(0, signal.SIGKILL)
-    with layer.begin() as conn:  # B may list it again at once (A's mark, its watcher): checked within
-        conn.execute(text("DELETE FROM hitl_inbox WHERE thread_id = :t"), {"t": thread_id})
-        conn.execute(text("UPDATE hitl_inbox_seen SET seen_until = :s"), {"s": before})
-        left = conn.scalar(text("SELECT count(*) FROM hitl_inbox WHERE thread_id = :t"), {"t": thread_id})
-    assert left == 0
+    assert unwritten(layer, thread_id, before) == 0
     async with http(b, "supervisor1") as on_b:
 
         async def listed() -> bool:
