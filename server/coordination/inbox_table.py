@@ -9,8 +9,10 @@ proportional to the queue at start. Rows are written from the runtime, never fro
   write marks nothing), as do the server's own runs and decisions (other replicas' marks arrive by
   `server.coordination.broadcast`); a loop reads the marked threads again every
   `MARKS_EVERY_SECONDS` (one `threads.search(ids=...)`) until they settle, and replaces their
-  rows: a pause is listed on every replica within a second. A request that waited for its run's
-  end reads that one thread at once (`read_waited`). An inbox page never reads a thread.
+  rows: a pause is listed on every replica within a second. A marked thread whose run waits or
+  runs is written once per record of it, not once per look (`_written_empty`). A request that
+  waited for its run's end reads that one thread at once (`read_waited`). An inbox page never
+  reads a thread.
 - **A decision** removes the rows of what it answers in its own transaction
   (`server.decisions.store.accept`); a row of an interrupt an accepted decision holds is never written.
 - **Repair** (each watcher pass, on any replica): the threads the runtime changed since the shared
@@ -101,6 +103,9 @@ class InboxTable:
         """Where this process's marks and escalations go to the other replicas (`broadcast`)."""
         self.reread: Counter[str] = Counter()
         """Threads this process read again from the runtime, by why (`READS`): the metrics' counter."""
+        self._written_empty: dict[str, str] = {}
+        """Marked threads whose rows this process last wrote as none, by that record's `updated_at`: the
+        marks' loop writes the same record's (no) rows once, not every look while its run waits."""
 
     @property
     def engine(self) -> Engine:
@@ -312,6 +317,9 @@ class InboxTable:
                 thread, pending, {i: e for i, e in escalations.items() if i in {p.id for p in pending}}
             )
         read_at = None if thread is None else utc_stamp(thread.get("updated_at")) or ""
+        if why == "marks" and thread is not None and entry is None and self._unchanged(thread_id, read_at):
+            await self._settle(client, thread)
+            return None
         try:
             written = await asyncio.to_thread(self._write, thread_id, entry, read_at)
         except Exception:  # a thread the table cannot take is skipped, never the whole inbox
@@ -320,11 +328,24 @@ class InboxTable:
         if not written:  # a newer record was written meanwhile: a read of it settles the mark
             self._drop_if_old(thread_id)
             return None
+        if entry is None and read_at and thread_id in self.marks:
+            self._written_empty[thread_id] = read_at
+        else:
+            self._written_empty.pop(thread_id, None)
         if thread is None:
-            self.marks.pop(thread_id, None)
+            self._unmark(thread_id)
         else:
             await self._settle(client, thread)
         return entry
+
+    def _unchanged(self, thread_id: str, read_at: str | None) -> bool:
+        """Whether this process last wrote `thread_id`'s rows as none from this very record."""
+        return bool(read_at) and self._written_empty.get(thread_id) == read_at
+
+    def _unmark(self, thread_id: str) -> None:
+        """`thread_id` settled: no mark, nothing remembered of it."""
+        self.marks.pop(thread_id, None)
+        self._written_empty.pop(thread_id, None)
 
     def _write(self, thread_id: str, entry: Entry | None, read_at: str | None) -> bool:
         """Replace `thread_id`'s rows from its record of `read_at`; False if a newer record's are there."""
@@ -342,7 +363,7 @@ class InboxTable:
         """Drop `thread_id`'s mark once older than `SETTLE_SECONDS` (were the runtime's clock set back)."""
         marked = self.marks.get(thread_id)
         if marked is not None and (datetime.now(UTC) - marked).total_seconds() > self.SETTLE_SECONDS:
-            self.marks.pop(thread_id, None)
+            self._unmark(thread_id)
 
     async def _settle(self, client: LangGraphClient, thread: dict[str, Any]) -> None:
         """Drop `thread`'s mark once it moved since and no run of it is in flight (or the mark is old).
@@ -364,7 +385,7 @@ class InboxTable:
             not moved or (thread.get("status") == "idle" and await _runs_in_flight(client, thread_id))
         ):
             return
-        self.marks.pop(thread_id, None)
+        self._unmark(thread_id)
 
 
 async def _runs_in_flight(client: LangGraphClient, thread_id: str) -> bool:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, insert, select
+from sqlalchemy import create_engine, func, insert, select
 
 from server.coordination.inbox import InboxQuery, encode_cursor, read_counts, read_page
 from server.coordination.inbox_table import FILLED, InboxTable
-from server.coordination.inbox_table_rows import Entry, remove, replace_rows, utc_stamp
+from server.coordination.inbox_table_rows import Entry, remove, replace_rows, utc_stamp, written
 from server.decisions.pending import Pending
 from server.identity.users import User
 from server.ledger import storage
@@ -205,3 +206,48 @@ async def test_the_request_path_never_waits_for_a_repair_in_progress(store):
     assert not repair.done()
     runtime.released.set()
     await repair
+
+
+class Runtime:
+    """A runtime listing each thread as `records` has it now (`threads.search(ids=...)`); no run in flight."""
+
+    def __init__(self, records: dict[str, dict[str, Any]]) -> None:
+        self.records = records
+        self.threads = self
+        self.runs = self
+
+    async def search(self, *, ids: list[str], **_query: object) -> list[dict[str, Any]]:
+        return [dict(self.records[i]) for i in ids if i in self.records]
+
+    async def list(self, *_args: object, **_query: object) -> list[dict[str, Any]]:
+        return []
+
+
+async def test_a_marked_threads_run_in_flight_is_written_once_per_record_not_once_per_look(store):
+    """the marks' loop looks every 0.25 s: a thread whose run waits in the queue writes its (no) rows once.
+
+    A bench fill keeps hundreds of threads marked and busy; each look used to be a write transaction.
+    A newer record of it is written again, and its mark still settles once it moved on.
+    """
+    entry = paused("reviewer")
+    put(store, entry)
+    thread_id = entry.thread["thread_id"]
+    busy = {**entry.thread, "status": "busy", "updated_at": "2026-12-05T08:01:00+00:00", "interrupts": {}}
+    runtime = Runtime({thread_id: busy})
+    table = InboxTable(store)
+    table.mark(thread_id, share=False)
+    before = written()
+    for _ in range(5):
+        await table.read_marked(runtime)  # type: ignore[arg-type]
+    assert written() - before == 1
+    with store.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(inbox)) == 0  # the first look took its row out
+    runtime.records[thread_id] = {**busy, "updated_at": "2026-12-05T08:02:00+00:00"}
+    await table.read_marked(runtime)  # type: ignore[arg-type]
+    await table.read_marked(runtime)  # type: ignore[arg-type]
+    assert written() - before == 2
+    assert thread_id in table.marks  # still busy: the mark stays
+    runtime.records[thread_id] = {**busy, "status": "idle", "updated_at": datetime.now(UTC).isoformat()}
+    await table.read_marked(runtime)  # type: ignore[arg-type]
+    assert table.marks == {}
+    assert written() - before == 3
