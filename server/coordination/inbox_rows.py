@@ -2,8 +2,8 @@
 
 `rows_of` turns a thread's pending interrupts (escalations applied) into one row per call, with
 who may decide it, its quorum's progress and what else waits on the thread for whom;
-`IndexedRow` is what the pending index keeps of one; `interrupted_threads` and `pending_of` read
-them from the engine, as the server.
+`IndexedRow` is what the pending index keeps of one; `interrupted_threads`, `pending_of`,
+`runs_in_flight` and `newest_update` read the engine, as the server.
 Not for keeping rows current (`pending_index`) or for paging them (`inbox`).
 """
 
@@ -187,3 +187,20 @@ async def pending_of(client: LangGraphClient, thread: dict[str, Any]) -> list[Pe
     if len(listed) <= 1:
         return listed
     return Pending.from_state(dict(await client.threads.get_state(str(thread["thread_id"]))))
+
+
+async def runs_in_flight(client: LangGraphClient, thread_id: str) -> bool:
+    """Whether a run of `thread_id` is pending or running (unreadable: taken as yes, the mark stays)."""
+    try:
+        for status in ("running", "pending"):
+            if await client.runs.list(thread_id, status=status, limit=1):  # type: ignore[arg-type]
+                return True
+    except Exception:  # noqa: BLE001  (the mark is kept, at most SETTLE_SECONDS)
+        return True
+    return False
+
+
+async def newest_update(client: LangGraphClient) -> str:
+    """The `updated_at` of the thread the engine changed last ("" when it has none)."""
+    page = await client.threads.search(sort_by="updated_at", sort_order="desc", limit=1, select=FIELDS)  # type: ignore[arg-type]
+    return str(page[0].get("updated_at") or "") if page else ""

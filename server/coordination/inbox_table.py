@@ -42,7 +42,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import insert, select, update
 
-from server.coordination.inbox_rows import FIELDS, SEARCH_PAGE, interrupted_threads, pending_of
+from server.coordination.inbox_rows import (
+    FIELDS,
+    SEARCH_PAGE,
+    interrupted_threads,
+    newest_update,
+    pending_of,
+    runs_in_flight,
+)
 from server.coordination.inbox_table_rows import Entry, replace_rows, utc_stamp, wrote
 from server.identity.access import as_server
 from server.ledger import inbox_counts, storage
@@ -258,7 +265,7 @@ class InboxTable:
 
     async def _fill(self, client: LangGraphClient) -> None:
         """Every interrupted thread's rows, once per store (read in pages; a store's first pass only)."""
-        newest = await _newest(client)
+        newest = await newest_update(client)
         started = time.monotonic()
         count = 0
         async for thread in interrupted_threads(client):
@@ -382,26 +389,10 @@ class InboxTable:
         except ValueError:
             moved = True
         if (datetime.now(UTC) - marked).total_seconds() <= self.SETTLE_SECONDS and (
-            not moved or (thread.get("status") == "idle" and await _runs_in_flight(client, thread_id))
+            not moved or (thread.get("status") == "idle" and await runs_in_flight(client, thread_id))
         ):
             return
         self._unmark(thread_id)
-
-
-async def _runs_in_flight(client: LangGraphClient, thread_id: str) -> bool:
-    """Whether a run of `thread_id` is pending or running (unreadable: taken as yes, the mark stays)."""
-    try:
-        for status in ("running", "pending"):
-            if await client.runs.list(thread_id, status=status, limit=1):  # type: ignore[arg-type]
-                return True
-    except Exception:  # noqa: BLE001  (the mark is kept, at most SETTLE_SECONDS)
-        return True
-    return False
-
-
-async def _newest(client: LangGraphClient) -> str:
-    page = await client.threads.search(sort_by="updated_at", sort_order="desc", limit=1, select=FIELDS)  # type: ignore[arg-type]
-    return str(page[0].get("updated_at") or "") if page else ""
 
 
 TABLE = InboxTable()
