@@ -45,7 +45,8 @@ QUIET_SHARE = 0.2
 LIMIT = (
     "reference: the in-memory runtime filters and sorts every thread on each search; ours: `/inbox` "
     "serves from the layer's table by its indexes (a page costs its size; the page reads no thread "
-    "again); counting the total counts the reader's rows, kept for a second while this process wrote nothing"
+    "again); the counts are kept with the rows in each write's transaction (`hitl_inbox_counts`), "
+    "read per group"
 )
 
 
@@ -103,7 +104,7 @@ def ours_inbox(client: LangGraphClient, page_size: int) -> FetchPage:
 async def settle(client: LangGraphClient, server: DevServer, pending: int) -> float:
     """Seconds until `GET /inbox` lists all `pending` approvals and the server has gone quiet.
 
-    Listed: the index has read every new thread. Quiet: the server used under `QUIET_SHARE` of a
+    Listed: the table holds a row for every new pause. Quiet: the server used under `QUIET_SHARE` of a
     core over `QUIET_WINDOW` seconds, so the last runs of the fill, the runtime's catching up
     (its flush of every thread to disk) and the watcher's re-read are not timed with the reads.
 
@@ -215,8 +216,8 @@ async def measure(
         ),
         (
             f"First page: median of {sizes.inbox_repeats}, the two readers taking turns, once settled: "
-            "from the end of the fill until `/inbox` lists every pending approval (the index reading the "
-            f"threads made since its last look) and the server then used under {QUIET_SHARE:g} of a core "
+            "from the end of the fill until `/inbox` lists every pending approval (the table's rows written "
+            f"for the threads the runs marked) and the server then used under {QUIET_SHARE:g} of a core "
             f"over {QUIET_WINDOW:g} s (the fill's last runs and the runtime's flush to disk done); "
             "`inbox_settle_s` in results.json. "
             "Whole queue: one listing, page after page "
