@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 logger = structlog.stdlib.get_logger(__name__)
 
 RESTORED_METADATA = ("graph_id", "assistant_id", "owner")
-"""Thread metadata a recreated thread gets back from its last checkpoint: its graph, and its owner."""
+"""Thread metadata a recreated thread gets back from its last checkpoint: its graph, and its owner
+(a thread whose record was saved before its first run gets back those it lacks)."""
 
 
 @dataclass
@@ -111,9 +112,13 @@ async def _recover_thread(
     from langgraph_api.state import state_snapshot_to_thread_state  # noqa: PLC0415
     from langgraph_runtime.ops import Runs, Threads  # noqa: PLC0415
 
+    restored = {key: latest[key] for key in RESTORED_METADATA if key in latest}
     if not known:
-        metadata = {key: latest[key] for key in RESTORED_METADATA if key in latest}
-        await anext(await Threads.put(conn, thread_id, metadata=metadata, if_exists="do_nothing"))
+        await anext(await Threads.put(conn, thread_id, metadata=restored, if_exists="do_nothing"))
+    elif missing := {key: restored[key] for key in restored.keys() - _metadata_of(conn, thread_id).keys()}:
+        # Saved after the thread was made but before its first run was: without its graph the
+        # runtime reads the thread's state as empty (idle, no interrupt) and nobody sees the pause.
+        await anext(await Threads.patch(conn, thread_id, metadata=missing))
     snapshot = await Threads.State.get(conn, {"configurable": {"thread_id": thread_id}})
     at_rest = not snapshot.tasks or bool(snapshot.interrupts)
     closed, continued = [], []
@@ -127,3 +132,9 @@ async def _recover_thread(
             closed.append(run_id)
     await Threads.set_status(conn, thread_id, state_snapshot_to_thread_state(snapshot), None)
     return closed, continued
+
+
+def _metadata_of(conn: Any, thread_id: str) -> dict[str, Any]:  # noqa: ANN401  (the runtime's connection)
+    """The metadata of the runtime's record of `thread_id`."""
+    records = conn.store["threads"]
+    return next((dict(thread["metadata"]) for thread in records if str(thread["thread_id"]) == thread_id), {})

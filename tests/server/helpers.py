@@ -13,13 +13,14 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
-async def start(client, text: str, agent: str = "support") -> tuple[str, dict[str, Any]]:
-    """Create a thread as `client`, send `text`, and return the thread after the run."""
-    thread = await client.threads.create()
-    await client.runs.wait(
-        thread["thread_id"], agent, input={"messages": [{"role": "user", "content": text}]}
-    )
-    return thread["thread_id"], await client.threads.get(thread["thread_id"])
+async def start(
+    client, text: str, agent: str = "support", thread_id: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    """Send `text` as `client` on a new thread (or `thread_id`), and return the thread after the run."""
+    if thread_id is None:
+        thread_id = (await client.threads.create())["thread_id"]
+    await client.runs.wait(thread_id, agent, input={"messages": [{"role": "user", "content": text}]})
+    return thread_id, await client.threads.get(thread_id)
 
 
 def pending_list(thread: dict[str, Any]) -> list[dict[str, Any]]:

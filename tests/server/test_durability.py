@@ -48,15 +48,24 @@ def humans(state: dict) -> int:
 async def test_twenty_pending_approvals_survive_a_restart(tmp_path, how):
     """20 pending refunds survive SIGKILL right after the last one paused, and a clean SIGTERM.
 
-    After the restart all 20 are listed as interrupted, still owned by requester1 and each with
-    its refund pending; each approve then refunds exactly once, and no turn was replayed.
+    Before the SIGKILL the runtime saved its records after the 20 threads were made and before
+    their runs were (what a save amid the requests leaves): such a record knows no graph, and
+    recovery gives each thread back the graph its checkpoints name. After the restart all 20 are
+    listed as interrupted, still owned by requester1 and each with its refund pending; each approve
+    then refunds exactly once, and no turn was replayed.
     """
     first = start_dev_server(tmp_path)
     requester = client(first, "requester1")
     try:
         services = first.services
         orders = [add_order(services, 101 + n) for n in range(PENDING)]
-        started = await asyncio.gather(*(start(requester, phrases.refund_in_full(o)) for o in orders))
+        made: list[str | None] = [None] * PENDING
+        if how == signal.SIGKILL:
+            made = [(await requester.threads.create())["thread_id"] for _ in orders]
+            await saved_after(tmp_path / RECORDS, time.time_ns())
+        texts = [phrases.refund_in_full(order_id) for order_id in orders]
+        asks = [start(requester, text, thread_id=t) for text, t in zip(texts, made, strict=True)]
+        started = await asyncio.gather(*asks)
     finally:
         stop(first.process, how)
         await requester.aclose()
@@ -110,13 +119,13 @@ async def test_a_run_the_crash_cut_off_is_not_replayed(tmp_path):
         (thread_a, _), (thread_b, _) = [
             await start(requester, phrases.refund_in_full(o)) for o in (order_a, order_b)
         ]
-        # Queued for 25 s, so the runtime's 10-second save records both approvals as pending.
-        queued = time.time_ns()
+        # Queued for 25 s, so the runtime's next 10-second save records both approvals as pending
+        # (the next after both were made: one between the two would not know run B).
         run_a, run_b = [
             await supervisor.runs.create(t, "support", command=decisions(APPROVE), after_seconds=25)
             for t in (thread_a, thread_b)
         ]
-        await saved_after(records, queued)
+        await saved_after(records, time.time_ns())
         shutil.copy(records, tmp_path / "records-at-the-crash")
         for thread_id, run in ((thread_a, run_a), (thread_b, run_b)):
             assert (await supervisor.runs.get(thread_id, run["run_id"]))["status"] == "pending"
@@ -143,6 +152,7 @@ async def test_a_run_the_crash_cut_off_is_not_replayed(tmp_path):
     email_a = services.orders.get(order_a)["customer_email"]
     try:
         await supervisor.runs.join(thread_b, run_b["run_id"])
+        assert (await supervisor.runs.get(thread_b, run_b["run_id"]))["status"] == "success"
         thread = await supervisor.threads.get(thread_a)
         assert thread["status"] == "interrupted"
         assert only_pending(thread)["value"]["action_requests"][0]["name"] == "send_email"
