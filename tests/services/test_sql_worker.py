@@ -36,6 +36,15 @@ def until(condition, seconds: float = 30) -> None:
         time.sleep(0.01)
 
 
+def bytes_read(pid: int) -> int:
+    """Bytes `pid` has read by any read call, its stdin included (`rchar` of `/proc/<pid>/io`)."""
+    return next(
+        int(line.split()[1])
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines()
+        if line.startswith("rchar:")
+    )
+
+
 def idle_worker(console: SqlConsole) -> int:
     """The pid of the console's one idle worker, after a statement made it."""
     assert console.run(COUNT, tool_call_id="first")["rows"] == [{"n": len(DEMO_ORDERS)}]
@@ -72,8 +81,11 @@ def test_a_worker_killed_mid_statement_fails_it_and_the_next_runs(services, engi
     """SIGSEGV in the worker: that statement fails saying so, nothing written; a new worker runs the next."""
     console = SqlConsole(engines[-1], read_timeout_ms=60_000, write_timeout_ms=60_000)
     pid = idle_worker(console)
+    idle = bytes_read(pid)
     running = in_background(console, query, tool_call_id=f"endless-{kind}")
-    until(lambda: console.workers.pids() == [])  # the worker took the statement
+    # Read by the worker, not only taken from the idle list: a worker killed between the two is
+    # found dead and replaced, and the statement runs its whole minute in the new one.
+    until(lambda: bytes_read(pid) > idle)
     os.kill(pid, signal.SIGSEGV)
     running["thread"].join(timeout=30)
     assert "killed by SIGSEGV" in running["error"], running
@@ -126,14 +138,15 @@ def test_a_write_waits_for_another_writer_instead_of_failing(services, engines):
     if engines[-1].dialect.name != "sqlite":
         pytest.skip("SQLite's write lock; PostgreSQL locks rows")
     console = SqlConsole(engines[-1], write_timeout_ms=30_000)
-    idle_worker(console)
+    pid = idle_worker(console)
+    idle = bytes_read(pid)
     other = engines[-1].raw_connection()
     try:
         other.driver_connection.isolation_level = None
         other.driver_connection.execute("BEGIN IMMEDIATE")
         other.driver_connection.execute("UPDATE orders SET item = item WHERE order_id = 'A1024'")
         running = in_background(console, "DELETE FROM orders WHERE order_id = 'A2048'", "beside-a-writer")
-        until(lambda: console.workers.pids() == [])  # the worker took the statement and waits for the lock
+        until(lambda: bytes_read(pid) > idle)  # the worker read the statement and waits for the lock
         time.sleep(0.3)  # the other writer keeps its lock a while: the statement must wait, not fail
         other.driver_connection.execute("COMMIT")
     finally:
