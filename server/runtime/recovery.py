@@ -74,7 +74,7 @@ async def recover(saver: DurableSaver) -> Recovery:
 
     recovery = Recovery()
     async with connect() as conn:
-        known_threads = {str(thread["thread_id"]) for thread in conn.store["threads"]}
+        records = {str(thread["thread_id"]): thread["metadata"] for thread in conn.store["threads"]}
         known_runs = {str(run["run_id"]) for run in conn.store["runs"]}
         pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for run in conn.store["runs"]:
@@ -84,11 +84,13 @@ async def recover(saver: DurableSaver) -> Recovery:
         for thread_id, latest in (await saver.latest_metadata()).items():
             writers = await saver.writer_run_ids(thread_id) if pending[thread_id] else set()
             started = [run for run in pending[thread_id] if str(run["run_id"]) in writers]
-            known = thread_id in known_threads
+            known = thread_id in records
             if known and latest.get("run_id") in known_runs and not started:
                 continue
             try:
-                closed, continued = await _recover_thread(conn, thread_id, latest, started, known=known)
+                closed, continued = await _recover_thread(
+                    conn, thread_id, latest, started, records.get(thread_id)
+                )
             except Exception:  # noqa: BLE001  (one bad thread must not keep the server from starting)
                 await logger.awarning(
                     "Could not recover a thread from its checkpoints", thread_id=thread_id, exc_info=True
@@ -105,17 +107,16 @@ async def _recover_thread(
     thread_id: str,
     latest: dict[str, Any],
     started: list[dict[str, Any]],
-    *,
-    known: bool,
+    metadata: dict[str, Any] | None,
 ) -> tuple[list[str], list[str]]:
-    """Recreate or refresh one thread's record; the ids of the runs closed and continued."""
+    """Recreate (no `metadata`: no record) or refresh one thread's record; the runs closed and continued."""
     from langgraph_api.state import state_snapshot_to_thread_state  # noqa: PLC0415
     from langgraph_runtime.ops import Runs, Threads  # noqa: PLC0415
 
     restored = {key: latest[key] for key in RESTORED_METADATA if key in latest}
-    if not known:
+    if metadata is None:
         await anext(await Threads.put(conn, thread_id, metadata=restored, if_exists="do_nothing"))
-    elif missing := {key: restored[key] for key in restored.keys() - _metadata_of(conn, thread_id).keys()}:
+    elif missing := {key: restored[key] for key in restored.keys() - metadata.keys()}:
         # Saved after the thread was made but before its first run was: without its graph the
         # runtime reads the thread's state as empty (idle, no interrupt) and nobody sees the pause.
         await anext(await Threads.patch(conn, thread_id, metadata=missing))
@@ -132,9 +133,3 @@ async def _recover_thread(
             closed.append(run_id)
     await Threads.set_status(conn, thread_id, state_snapshot_to_thread_state(snapshot), None)
     return closed, continued
-
-
-def _metadata_of(conn: Any, thread_id: str) -> dict[str, Any]:  # noqa: ANN401  (the runtime's connection)
-    """The metadata of the runtime's record of `thread_id`."""
-    records = conn.store["threads"]
-    return next((dict(thread["metadata"]) for thread in records if str(thread["thread_id"]) == thread_id), {})

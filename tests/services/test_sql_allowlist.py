@@ -102,7 +102,8 @@ def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(s
     """pragmas (SQLite): each unlisted one is refused, read, set or as `pragma_x`; writable_schema stays 0."""
     if dialect(services) != "sqlite":
         pytest.skip(
-            "PostgreSQL has no pragmas: its SET, SHOW and set_config are refused statements and functions"
+            reason="PostgreSQL has no pragmas: its SET, SHOW and set_config are refused statements "
+            "and functions"
         )
     pragmas = [name for (name,) in sqlite_rows(services, "SELECT name FROM pragma_pragma_list")]
     unlisted = [name for name in pragmas if name not in sqlite_rules.PRAGMAS]
@@ -122,7 +123,9 @@ def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(s
 def test_every_module_not_on_the_list_is_refused_read_or_made(services):
     """modules (SQLite): each unlisted one can be neither read nor made a table; no virtual table appears."""
     if dialect(services) != "sqlite":
-        pytest.skip("virtual-table modules are SQLite's; PostgreSQL's extensions are refused statements")
+        pytest.skip(
+            reason="virtual-table modules are SQLite's; PostgreSQL's extensions are refused statements"
+        )
     modules = [name for (name,) in sqlite_rows(services, "SELECT name FROM pragma_module_list")]
     unlisted = [name for name in modules if name not in sqlite_rules.MODULES]
     assert {"fts3", "fts4", "fts5", "rtree", "dbstat", "fts3tokenize"} <= set(unlisted)
@@ -139,7 +142,7 @@ def test_every_module_not_on_the_list_is_refused_read_or_made(services):
 def test_the_crashing_sequence_of_the_finding_never_runs(services):
     """fts3_tokenizer (one and two arguments) then an FTS table: all refused by name; the process goes on."""
     if dialect(services) != "sqlite":
-        pytest.skip("fts3_tokenizer is SQLite's")
+        pytest.skip(reason="fts3_tokenizer is SQLite's")
     assert "does not allow the function fts3_tokenizer()" in refused(
         services, "SELECT fts3_tokenizer('simple')"
     )
@@ -156,7 +159,7 @@ def test_the_crashing_sequence_of_the_finding_never_runs(services):
 def test_schema_functions_are_refused_where_sqlite_asks(services):
     """SQLite: a CHECK or an index expression with an unlisted function is refused when the table is made."""
     if dialect(services) != "sqlite":
-        pytest.skip("SQLite's authorizer")
+        pytest.skip(reason="SQLite's authorizer")
     check = "CREATE TABLE t1 (a CHECK (sqlite_version() IS NOT NULL))"
     assert "does not allow the function sqlite_version()" in refused(services, check)
     made = services.sql.run("CREATE TABLE t2 (a TEXT DEFAULT 'x', b INTEGER)", tool_call_id="t2")
@@ -200,7 +203,7 @@ ESCAPES = {
 def test_postgresql_refuses_every_way_out_even_as_a_superuser(services, tmp_path):
     """PostgreSQL: files, programs, large objects, dblink, roles, settings, catalogs: refused by name."""
     if dialect(services) != "postgresql":
-        pytest.skip("PostgreSQL's ways out; SQLite's are the fuzzed lists above")
+        pytest.skip(reason="PostgreSQL's ways out; SQLite's are the fuzzed lists above")
     with services.engine.connect() as conn:
         assert conn.scalar(text("SELECT rolsuper FROM pg_roles WHERE rolname = current_user"))
     marker = Path(tmp_path) / "escaped"
