@@ -101,10 +101,7 @@ def test_every_listed_function_exists_and_is_allowed(services):
 def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(services):
     """pragmas (SQLite): each unlisted one is refused, read, set or as `pragma_x`; writable_schema stays 0."""
     if dialect(services) != "sqlite":
-        pytest.skip(
-            reason="PostgreSQL has no pragmas: its SET, SHOW and set_config are refused statements "
-            "and functions"
-        )
+        pytest.skip(reason="PostgreSQL has no pragmas (SET, SHOW, set_config are refused)")
     pragmas = [name for (name,) in sqlite_rows(services, "SELECT name FROM pragma_pragma_list")]
     unlisted = [name for name in pragmas if name not in sqlite_rules.PRAGMAS]
     assert {"writable_schema", "query_only", "trusted_schema", "journal_mode"} <= set(unlisted)
@@ -123,9 +120,7 @@ def test_every_pragma_not_on_the_list_is_refused_as_a_statement_and_as_a_table(s
 def test_every_module_not_on_the_list_is_refused_read_or_made(services):
     """modules (SQLite): each unlisted one can be neither read nor made a table; no virtual table appears."""
     if dialect(services) != "sqlite":
-        pytest.skip(
-            reason="virtual-table modules are SQLite's; PostgreSQL's extensions are refused statements"
-        )
+        pytest.skip(reason="virtual-table modules are SQLite's; PostgreSQL's extensions are refused")
     modules = [name for (name,) in sqlite_rows(services, "SELECT name FROM pragma_module_list")]
     unlisted = [name for name in modules if name not in sqlite_rules.MODULES]
     assert {"fts3", "fts4", "fts5", "rtree", "dbstat", "fts3tokenize"} <= set(unlisted)

@@ -114,7 +114,7 @@ def test_a_worker_that_died_while_idle_is_replaced(services, engines):
 def test_a_worker_that_stops_answering_is_killed_after_its_time_limit(services, engines):
     """A hung worker (SIGSTOP): killed after the limit and a grace; the statement fails in time."""
     if engines[-1].dialect.name != "sqlite":
-        pytest.skip("the same path on either database: once is enough")
+        pytest.skip(reason="the same path on either database: once is enough")
     console = SqlConsole(engines[-1], read_timeout_ms=300)
     pid = idle_worker(console)
     os.kill(pid, signal.SIGSTOP)
@@ -136,7 +136,7 @@ def test_a_write_waits_for_another_writer_instead_of_failing(services, engines):
     ("database is locked", seen when the ops agent's three approved calls ran at once).
     """
     if engines[-1].dialect.name != "sqlite":
-        pytest.skip("SQLite's write lock; PostgreSQL locks rows")
+        pytest.skip(reason="SQLite's write lock; PostgreSQL locks rows")
     console = SqlConsole(engines[-1], write_timeout_ms=30_000)
     pid = idle_worker(console)
     idle = bytes_read(pid)
