@@ -74,7 +74,7 @@ async def recover(saver: DurableSaver) -> Recovery:
 
     recovery = Recovery()
     async with connect() as conn:
-        records = {str(thread["thread_id"]): thread["metadata"] for thread in conn.store["threads"]}
+        records = {str(thread["thread_id"]): thread["metadata"] or {} for thread in conn.store["threads"]}
         known_runs = {str(run["run_id"]) for run in conn.store["runs"]}
         pending: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for run in conn.store["runs"]:
