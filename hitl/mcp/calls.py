@@ -19,17 +19,18 @@ import jsonschema_rs
 from langchain_core.messages import ToolMessage
 
 from hitl.mcp import questions
-from hitl.mcp.connection import CallToolResult, ServerProblem, call_round
+from hitl.mcp.connection import CallToolResult, call_round
 from hitl.mcp.listing import plain_text
+from hitl.mcp.servers import ServerProblem
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from langchain_core.messages import ToolCall
 
-    from hitl.mcp.connection import ElicitResult, Limits, Tool
+    from hitl.mcp.connection import ElicitResult, Tool
     from hitl.mcp.listing import McpTool
-    from hitl.mcp.servers import Endpoint
+    from hitl.mcp.servers import Endpoint, Limits
 
 MAX_ROUNDS = 10
 """The most rounds one call may take (questions, or the server's own "call me again")."""

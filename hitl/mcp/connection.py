@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
@@ -33,6 +32,8 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
+from hitl.mcp.servers import Limits, ServerProblem
+
 if TYPE_CHECKING:
     import ssl
     from collections.abc import AsyncIterator, Callable, Mapping
@@ -44,8 +45,6 @@ __all__ = [
     "ElicitRequest",
     "ElicitResult",
     "InputRequiredResult",
-    "Limits",
-    "ServerProblem",
     "Tool",
     "call_round",
     "list_tools",
@@ -53,10 +52,6 @@ __all__ = [
 
 MAX_PAGES = 20
 """The most pages of one tool listing read (a server that pages for ever is cut off there)."""
-
-
-class ServerProblem(Exception):  # noqa: N818  (a server's problem, told to the model and the operator)
-    """A server that could not be reached, did not answer in time, answered too much or not MCP."""
 
 
 class ResponseTooLarge(Exception):  # noqa: N818  (raised inside the transport, turned into a ServerProblem)
@@ -137,14 +132,6 @@ async def _connected(endpoint: Endpoint, limits: Limits) -> AsyncIterator[Client
         if known is None and (found := client.session.discover_result) is not None:
             _discovered[endpoint.url] = (client.protocol_version, found)
         yield client
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How long one request to a server may take, and how many bytes of its answer are read."""
-
-    timeout_seconds: float
-    max_response_bytes: int
 
 
 async def _bounded(endpoint: Endpoint, what: str, limits: Limits, work: Any) -> Any:  # noqa: ANN401

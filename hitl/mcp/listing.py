@@ -4,7 +4,8 @@ A server's listing is untrusted input. A tool is offered only when its name make
 other of its tools makes, and its input schema is a self-contained JSON Schema of an object (no `$ref`
 outside the document, nothing to fetch); its description is kept as plain text of bounded length.
 Every tool left out is reported with why. The digest of the input schema is what an approval binds.
-Not for connecting or calling (`hitl.mcp.connection`, `hitl.mcp.calls`).
+`described` is a listed tool as the model sees it. Not for connecting or calling (`hitl.mcp.connection`,
+`hitl.mcp.calls`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
+from langchain_core.tools import StructuredTool
 
 from hitl.mcp.servers import MODEL_TOOL_NAME
+from hitl.recently_used import RecentlyUsed
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -35,6 +38,8 @@ _CONTROL = re.compile(
 )
 """Terminal escapes, control characters and invisible direction marks: never passed on."""
 _REF_KEYS = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+DESCRIBED_KEPT = 4096
+"""How many listed tools' model views are kept built (one per name, schema and description)."""
 
 
 @dataclass(frozen=True)
@@ -173,3 +178,27 @@ def _outside_refs(node: object) -> bool:
         if key == "$id" or _outside_refs(value):
             return True
     return False
+
+
+_described_tools: RecentlyUsed[tuple[str, str, str], StructuredTool] = RecentlyUsed(DESCRIBED_KEPT)
+
+
+def described(tool: McpTool) -> StructuredTool:
+    """The tool as the model (and an edit's check) sees it; the toolbox, never this object, runs it."""
+    key = (tool.tool_name, tool.input_schema_sha256, tool.description)
+    if (found := _described_tools.get(key)) is not None:
+        return found
+
+    def not_here(**_: Any) -> str:  # noqa: ANN401
+        msg = f"{tool.policy_name} is run by its agent's McpToolbox"
+        raise RuntimeError(msg)
+
+    described = StructuredTool(
+        name=tool.tool_name,
+        description=tool.description or f"{tool.name} (MCP server {tool.server})",
+        args_schema=tool.input_schema,
+        func=not_here,
+        metadata={"mcp": tool.provenance},
+    )
+    _described_tools.put(key, described)
+    return described

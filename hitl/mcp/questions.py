@@ -19,7 +19,7 @@ from langgraph.types import interrupt
 from pydantic_core import PydanticCustomError, ValidationError
 
 from hitl.contracts.published_schema import ANSWER_SCHEMAS, REFERENCE_KEY
-from hitl.mcp.connection import ElicitRequest, ElicitResult, ServerProblem
+from hitl.mcp.connection import ElicitRequest, ElicitResult
 from hitl.mcp.elicitations import (
     MAX_MESSAGE_CHARS,
     answer_schema,
@@ -27,6 +27,7 @@ from hitl.mcp.elicitations import (
     requested_schema_problem,
 )
 from hitl.mcp.listing import plain_text
+from hitl.mcp.servers import ServerProblem
 
 if TYPE_CHECKING:
     from langchain_core.messages import ToolCall

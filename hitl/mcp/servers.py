@@ -4,7 +4,8 @@ A declaration names settings, never values: the URL and each header (a token, sa
 agent's settings (the environment, `.env`), so a server's address comes from the deployment's
 configuration only, never from a model's or a user's text, and no secret sits in code. The name gives
 each tool a stable policy name (`crm.delete_contact`) and the name the model calls it by
-(`crm_delete_contact`). Not for connecting (`hitl.mcp.connection`) or listing (`hitl.mcp.listing`).
+(`crm_delete_contact`); a request's `Limits`, and the `ServerProblem` a failed one ends in. Not for
+connecting (`hitl.mcp.connection`) or listing (`hitl.mcp.listing`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,18 @@ RESERVED_HEADERS = frozenset(
 """Headers the transport writes itself; a declaration may not set them (nor any `Mcp-*` one)."""
 MODEL_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a model provider takes as a tool's name (OpenAI's rule, the narrowest)."""
+
+
+class ServerProblem(Exception):  # noqa: N818  (a server's problem, told to the model and the operator)
+    """A server that could not be reached, did not answer in time, answered too much or not MCP."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one request to a server may take, and how many bytes of its answer are read."""
+
+    timeout_seconds: float
+    max_response_bytes: int
 
 
 @dataclass(frozen=True)

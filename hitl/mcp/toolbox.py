@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import importlib
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -25,15 +27,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
-from langchain_core.tools import StructuredTool
 
 from hitl.contracts import answers
 from hitl.gate.caller import acting_for
-from hitl.mcp import calls, gating
-from hitl.mcp.connection import Limits, ServerProblem, list_tools
-from hitl.mcp.listing import Listing, McpTool, read_listing
+from hitl.mcp import gating
+from hitl.mcp.listing import Listing, McpTool, described, read_listing
 from hitl.mcp.receipts import approved_schema, refusal_record
-from hitl.mcp.servers import endpoint_of
+from hitl.mcp.servers import Limits, ServerProblem, endpoint_of
 from hitl.proof import audit_chain
 from hitl.recently_used import RecentlyUsed
 
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from langchain.agents.middleware.types import ModelRequest, ModelResponse, ToolCallRequest
     from langchain_core.messages import ToolCall
+    from langchain_core.tools import StructuredTool
     from langgraph.types import Command
 
     from hitl.mcp.servers import McpServer
@@ -54,6 +55,14 @@ ASKED_KEPT = 4096
 """The schema digest each paused call was asked with, remembered per call (runs without a server)."""
 RETRY_SECONDS = 5.0
 """How soon a server whose last listing failed is listed again (at most `MCP_LIST_SECONDS`)."""
+SDK_ADAPTER = "hitl.mcp.calls"
+"""The layer's rounds of a call, and under them the `mcp` SDK (`hitl.mcp.connection`): loaded at first use."""
+
+
+async def _sdk_loaded() -> None:
+    """Import `SDK_ADAPTER` off the event loop at a first listing or call: no server URL, no SDK loaded."""
+    if SDK_ADAPTER not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, SDK_ADAPTER)
 
 
 @dataclass
@@ -188,6 +197,9 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
         return min(self.list_seconds, RETRY_SECONDS) if state.problem else self.list_seconds
 
     async def _list(self, name: str) -> None:
+        await _sdk_loaded()
+        from hitl.mcp.connection import list_tools  # noqa: PLC0415  (loaded by `_sdk_loaded`)
+
         server, state = self.servers[name], self.states[name]
         try:
             listing = read_listing(server, await list_tools(self.endpoints[name], self.limits[name]))
@@ -211,7 +223,7 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
             added = [t for t in listing.tools.values() if t.tool_name not in (state.vetted or ())]
             news = [t for t in added if t.policy_name not in state.reported]
             state.reported.update(t.policy_name for t in news)
-        answers.register(self.agent, [_described(t) for t in listing.tools.values()])
+        answers.register(self.agent, [described(t) for t in listing.tools.values()])
         for tool in news:
             logger.warning(
                 "MCP %s lists %s, which it did not list when %s started: its calls are gated until a policy "
@@ -234,7 +246,7 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
 
     def offered(self) -> list[StructuredTool]:
         """What the model is offered: every tool listed now, by its model name and schema."""
-        return [_described(tool) for state in self.states.values() for tool in state.listing.tools.values()]
+        return [described(tool) for state in self.states.values() for tool in state.listing.tools.values()]
 
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
@@ -315,6 +327,9 @@ class McpToolbox(AgentMiddleware[Any, Any, Any]):
                 else {}
             ),
         }
+        await _sdk_loaded()
+        from hitl.mcp import calls  # noqa: PLC0415  (loaded by `_sdk_loaded`)
+
         done = await calls.run(
             calls.Call(
                 tool,
@@ -358,30 +373,6 @@ _TOOLBOXES: weakref.WeakSet[McpToolbox] = weakref.WeakSet()
 def toolboxes() -> list[McpToolbox]:
     """Every toolbox built in this process (a server: those of the agents it serves)."""
     return list(_TOOLBOXES)
-
-
-_described_tools: RecentlyUsed[tuple[str, str, str], StructuredTool] = RecentlyUsed(ASKED_KEPT)
-
-
-def _described(tool: McpTool) -> StructuredTool:
-    """The tool as the model (and an edit's check) sees it; the toolbox, never this object, runs it."""
-    key = (tool.tool_name, tool.input_schema_sha256, tool.description)
-    if (found := _described_tools.get(key)) is not None:
-        return found
-
-    def not_here(**_: Any) -> str:  # noqa: ANN401
-        msg = f"{tool.policy_name} is run by its agent's McpToolbox"
-        raise RuntimeError(msg)
-
-    described = StructuredTool(
-        name=tool.tool_name,
-        description=tool.description or f"{tool.name} (MCP server {tool.server})",
-        args_schema=tool.input_schema,
-        func=not_here,
-        metadata={"mcp": tool.provenance},
-    )
-    _described_tools.put(key, described)
-    return described
 
 
 _worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mcp")
