@@ -14,7 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from bench.pending import PENDING_AMOUNT, add_pending
-from bench.probes import disk_bytes, heap_bytes, resident_bytes
+from bench.probes import disk_bytes, disk_bytes_by_database, heap_bytes, resident_bytes
 from bench.report import Row, Section
 from bench.served import OURS, STOCK, heap_probe_file, server_state_dirs
 
@@ -40,25 +40,32 @@ NOT_FOLDERS = frozenset({"rss", "heap", "disk"})
 HEAP_LIMIT = (
     "what a pending approval keeps in the server's heap: the runtime's thread record (its state and "
     "interrupts), runs and retained stream events (checkpoints live in SQLite, outside the Python heap). "
-    "Ours adds the longer value (who may decide, the deadline, the reviewer's description) and the "
-    "inbox index's row. The answer schema is published by reference: as a copy of 3.5 KB it was about "
-    "26 KB of Python objects per approval (47.7 KB ours, 16.6 KB stock in a 200-approval run; 21.2 KB "
-    "ours by reference)"
+    "Ours adds the longer value (who may decide, the deadline, the reviewer's description); the inbox's "
+    "rows are in the layer's store on disk, not in the heap. The answer schema is published by "
+    "reference: as a copy of 3.5 KB it was about 26 KB of Python objects per approval (47.7 KB ours, "
+    "16.6 KB stock in a 200-approval run; 21.2 KB ours by reference)"
 )
 MEMORY_LIMIT = (
     "RSS of a Python process: allocator reuse and the runtime's periodic pickling make it move in "
     "steps (the heap row is the measure; this one is kept as a check on it)"
 )
 DISK_LIMIT = (
-    "the runtime's snapshot of threads and runs (`.langgraph_api/`) plus the checkpoints and "
-    "business rows in the data folder (SQLite, WAL included)"
+    "the runtime's snapshot of threads and runs (`.langgraph_api/`) plus the data folder's SQLite "
+    "databases, WAL included: the checkpoints (`checkpoints.db`), the business rows (`business.db`) and, "
+    "ours only, the layer's store (`hitl.db`: the inbox table's rows and indexes, the audit trail); "
+    "per database in the notes"
 )
 
 
 def snapshot(server: DevServer) -> dict[str, int]:
-    """Resident bytes of the server tree and bytes on disk in each of its state folders."""
-    disk = {name: disk_bytes(path) for name, path in server_state_dirs(server).items()}
-    return {"rss": resident_bytes(server.process.pid), **disk}
+    """Resident bytes of the server tree; bytes on disk of the runtime's folder and of each data database."""
+    folders = server_state_dirs(server)
+    disk = {f"data/{name}": size for name, size in disk_bytes_by_database(folders["data"]).items()}
+    return {
+        "rss": resident_bytes(server.process.pid),
+        ".langgraph_api": disk_bytes(folders[".langgraph_api"]),
+        **disk,
+    }
 
 
 async def with_heap(server: DevServer) -> dict[str, int]:
@@ -111,7 +118,7 @@ async def measure(
             before, after = snapshots[-1], await with_heap(server)
             snapshots.append({"after": f"{agent} batch {turn + 1}", **after})
             for key, value in after.items():
-                growth_sums[agent][key] = growth_sums[agent].get(key, 0.0) + value - before[key]
+                growth_sums[agent][key] = growth_sums[agent].get(key, 0.0) + value - before.get(key, 0)
     await heap_bytes(server.process.pid, heap_probe_file(server.log.parent), stop=True)
     growth = {agent: _per_approval(sums, count) for agent, sums in growth_sums.items()}
     rates = {agent: count / spent for agent, spent in seconds.items()}
@@ -169,7 +176,7 @@ async def measure(
                 "every other section."
             ),
             "RSS is VmRSS of the server process and its children (`/proc/<pid>/status`).",
-            "Disk per folder (bytes per approval): "
+            "Disk per folder and database (bytes per approval): "
             + "; ".join(
                 f"{agent}: " + ", ".join(f"{k} {v:.0f}" for k, v in g.items() if k not in NOT_FOLDERS)
                 for agent, g in growth.items()

@@ -86,6 +86,19 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def disk_bytes_by_database(folder: Path) -> dict[str, int]:
+    """`disk_bytes` of `folder` per SQLite database in it, each with its journal (`-wal`, `-shm`)."""
+    sizes: dict[str, int] = {}
+    for path in folder.glob("*") if folder.exists() else ():
+        try:
+            size = path.stat().st_size if path.is_file() else disk_bytes(path)
+        except FileNotFoundError:  # a temporary file the server just renamed
+            continue
+        name = path.name.removesuffix("-wal").removesuffix("-shm").removesuffix("-journal")
+        sizes[name] = sizes.get(name, 0) + size
+    return sizes
+
+
 def disk_bytes(folder: Path) -> int:
     """Apparent size of every file under `folder` (0 when it does not exist yet)."""
     if not folder.exists():
