@@ -51,9 +51,9 @@ MEMORY_LIMIT = (
 )
 DISK_LIMIT = (
     "the runtime's snapshot of threads and runs (`.langgraph_api/`) plus the data folder's SQLite "
-    "databases, WAL included: the checkpoints (`checkpoints.db`), the business rows (`business.db`) and, "
-    "ours only, the layer's store (`hitl.db`: the inbox table's rows and indexes, the audit trail); "
-    "per database in the notes"
+    "databases, WAL included: the checkpoints (`checkpoints.db`), the business rows (`business.db`) and "
+    "the layer's store (`hitl.db`: every thread the server ran has its records there, the stock agent's "
+    "too; ours adds its inbox rows and its audit trail); per database in the notes"
 )
 
 
@@ -176,12 +176,16 @@ async def measure(
                 "every other section."
             ),
             "RSS is VmRSS of the server process and its children (`/proc/<pid>/status`).",
-            "Disk per folder and database (bytes per approval): "
-            + "; ".join(
-                f"{agent}: " + ", ".join(f"{k} {v:.0f}" for k, v in g.items() if k not in NOT_FOLDERS)
-                for agent, g in growth.items()
-            ),
+            disk_note(growth),
         ],
+    )
+
+
+def disk_note(growth: dict[str, dict[str, float]]) -> str:
+    """What each folder and database of each agent grew by per approval (those that grew a byte or more)."""
+    return "Disk per folder and database (bytes per approval): " + "; ".join(
+        f"{agent}: " + ", ".join(f"{k} {v:.0f}" for k, v in per.items() if k not in NOT_FOLDERS and v >= 1)
+        for agent, per in growth.items()
     )
 
 

@@ -121,6 +121,7 @@ class Results:
             "date": rerun.meta.get("date"),
             "duration_s": rerun.meta.get("duration_s"),
             "revision": machine.get("revision"),
+            "cpu": f"{machine['cpu']}, {machine.get('cores')} cores" if machine.get("cpu") else None,
             "load average at start": machine.get("load average at start"),
             "load average at end": machine.get("load average at end"),
             "sizes": rerun.meta.get("sizes"),
@@ -166,7 +167,9 @@ def render_markdown(results: Results) -> str:
             "",
             (
                 f"Section `{name}` was run alone (`python -m bench --only {name}`) on {rerun['date']} in "
-                f"{(rerun['duration_s'] or 0) / 60:.1f} min at revision {rerun['revision']}, load average "
+                f"{(rerun['duration_s'] or 0) / 60:.1f} min at revision {rerun['revision']}"
+                + (f" on {rerun['cpu']}" if rerun.get("cpu") else "")
+                + ", load average "
                 f"{rerun['load average at start']} at its start and {rerun['load average at end']} at its "
                 "end; the other sections are from the run above."
             ),

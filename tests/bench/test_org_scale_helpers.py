@@ -156,6 +156,7 @@ def test_a_rerun_section_replaces_its_own_and_keeps_the_rest(tmp_path):
     rerun = _results(
         "now", [Section("org_scale", "7. Org", "ref", [Row("org_scale", "b", "ms", 3.0, None, "why")])]
     )
+    rerun.meta["machine"]["cpu"] = "AMD EPYC"
     merged = loaded.with_rerun(rerun)
     assert [row.ours for s in merged.in_order for row in s.rows] == [1.0, 3.0]
     assert merged.meta["date"] == "then"
@@ -163,3 +164,4 @@ def test_a_rerun_section_replaces_its_own_and_keeps_the_rest(tmp_path):
     assert Results.load(tmp_path / "none") is None
     merged.write(tmp_path)
     assert "Section `org_scale` was run alone" in (tmp_path / "RESULTS.md").read_text()
+    assert "at revision abc on AMD EPYC, 2 cores," in (tmp_path / "RESULTS.md").read_text()
