@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, create_engine, event
 
+from hitl.settings import get_settings
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from sqlite3 import Connection as SQLiteConnection
@@ -30,16 +32,21 @@ SCHEMA_LOCK = 0x6869746C
 def open_database(url: str, *, sealed: bool = False) -> Engine:
     """A pooled engine on `url`; a server's connections are checked before use (a restart costs no request).
 
-    `sealed`: a SQLite connection may attach no other database file.
+    `sealed`: a SQLite connection may attach no other database file. A server's pool holds
+    `DB_POOL_SIZE` connections, `DB_MAX_OVERFLOW` more while busy (a replica's budget: deploy/README.md).
     """
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    # A file has no server to restart: SQLite's connections are not pinged (a ping per checkout cost
-    # about as much as the query it guarded).
-    opened = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
-    if opened.dialect.name == "sqlite":
+    if url.startswith("sqlite"):
+        # A file has no server to restart: SQLite's connections are not pinged (a ping per checkout
+        # cost about as much as the query it guarded).
+        opened = create_engine(url)
         event.listen(opened, "connect", partial(sqlite_pragmas, sealed=sealed))
-    return opened
+        return opened
+    settings = get_settings()
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow
+    )
 
 
 def sqlite_pragmas(dbapi_connection: SQLiteConnection, _record: object, *, sealed: bool = False) -> None:

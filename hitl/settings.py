@@ -68,6 +68,20 @@ class Settings(BaseSettings):
             "SQLite data_dir/hitl.db."
         ),
     )
+    db_pool_size: int = Field(
+        default=5,
+        ge=1,
+        description=(
+            "PostgreSQL connections each server process keeps to each database the layer opens (its "
+            "store, the business database); up to DB_MAX_OVERFLOW more while busy. A replica's whole "
+            "budget: deploy/README.md, 'PostgreSQL connections'."
+        ),
+    )
+    db_max_overflow: int = Field(
+        default=5,
+        ge=0,
+        description="Connections beyond DB_POOL_SIZE a busy process may open per database, closed when done.",
+    )
 
     hitl_users: str = Field(
         default="",
