@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import types
 
 import pytest
 
@@ -152,8 +153,14 @@ async def test_each_watcher_pass_is_timed_on_both_clocks(monkeypatch):
     async def stop_after_one(_seconds):
         raise asyncio.CancelledError
 
+    # The watcher's own asyncio only: a server another test left running in a thread of this worker
+    # sleeps in the same module (patching asyncio.sleep itself stopped it, and its socket's
+    # ResourceWarning failed a later test's setup in CI).
+    watchers_asyncio = types.ModuleType("asyncio")
+    watchers_asyncio.__dict__.update(vars(asyncio))
+    watchers_asyncio.sleep = stop_after_one  # type: ignore[attr-defined]
     monkeypatch.setattr(passes, "tick", failing_tick)
-    monkeypatch.setattr(watching.asyncio, "sleep", stop_after_one)
+    monkeypatch.setattr(watching, "asyncio", watchers_asyncio)
     with pytest.raises(asyncio.CancelledError):
         await passes.run()
     for clock, count in before.items():
